@@ -1,0 +1,22 @@
+"""The one protocol every agent follows, so the arena can pit any agent against any other.
+
+An agent is handed a *view*: what its player may know of the game, as the game core gives it
+(``state.view(player)``). For perfect-information TBW the view is a copy of the full state; for
+Junqi it hides the opponent's identities. Every view offers ``current_player`` and
+``legal_actions()``; search agents clone or determinize it, learned agents encode it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+
+@runtime_checkable
+class Agent(Protocol):
+    name: str
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget per-game memory and reseed; called before every game."""
+
+    def act(self, view: Any) -> int:
+        """Return one legal action (an int of the game's action encoding) for ``view``."""
