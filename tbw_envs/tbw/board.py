@@ -1,0 +1,114 @@
+"""Board geometry: tile indexing, neighbours and distances for the three topologies.
+
+Tiles are indexed row-major, ``tile = row * cols + col``. ``hex`` boards use "odd-r" offset
+coordinates (odd rows are shifted half a tile to the right), so a hex map is typed as the same
+rectangle of characters as a square one.
+"""
+
+from __future__ import annotations
+
+TOPOLOGIES = ("square4", "square8", "hex")
+
+_SQUARE4_STEPS = ((-1, 0), (0, -1), (0, 1), (1, 0))
+_SQUARE8_STEPS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+_HEX_STEPS_EVEN_ROW = ((-1, -1), (-1, 0), (0, -1), (0, 1), (1, -1), (1, 0))
+_HEX_STEPS_ODD_ROW = ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, 0), (1, 1))
+
+
+def _hex_cube(row: int, col: int) -> tuple[int, int, int]:
+    x = col - (row - (row & 1)) // 2
+    z = row
+    return x, -x - z, z
+
+
+class Board:
+    """Immutable geometry of a ``rows x cols`` board; tables are built once per scenario."""
+
+    def __init__(self, topology: str, rows: int, cols: int):
+        if topology not in TOPOLOGIES:
+            raise ValueError(f"unknown topology {topology!r}; expected one of {TOPOLOGIES}")
+        if rows < 1 or cols < 1:
+            raise ValueError(f"board must have at least one row and column, got {rows}x{cols}")
+        self.topology = topology
+        self.rows = rows
+        self.cols = cols
+        self.size = rows * cols
+        self.neighbors: tuple[tuple[int, ...], ...] = tuple(
+            tuple(self._neighbors_of(t)) for t in range(self.size)
+        )
+        # Distances are looked up in the hot path (attack ranges), so a full table pays for
+        # itself; boards are small enough (a 40 x 40 map is 2.5 M entries).
+        self.distance_table: tuple[tuple[int, ...], ...] = tuple(
+            tuple(self._distance(a, b) for b in range(self.size)) for a in range(self.size)
+        )
+
+    def tile(self, row: int, col: int) -> int:
+        return row * self.cols + col
+
+    def rc(self, tile: int) -> tuple[int, int]:
+        return divmod(tile, self.cols)
+
+    def in_bounds(self, row: int, col: int) -> bool:
+        return 0 <= row < self.rows and 0 <= col < self.cols
+
+    def distance(self, a: int, b: int) -> int:
+        return self.distance_table[a][b]
+
+    def _steps(self, row: int):
+        if self.topology == "square4":
+            return _SQUARE4_STEPS
+        if self.topology == "square8":
+            return _SQUARE8_STEPS
+        return _HEX_STEPS_ODD_ROW if row & 1 else _HEX_STEPS_EVEN_ROW
+
+    def _neighbors_of(self, tile: int):
+        row, col = self.rc(tile)
+        for dr, dc in self._steps(row):
+            r, c = row + dr, col + dc
+            if self.in_bounds(r, c):
+                yield self.tile(r, c)
+
+    def _distance(self, a: int, b: int) -> int:
+        (ra, ca), (rb, cb) = self.rc(a), self.rc(b)
+        if self.topology == "square4":
+            return abs(ra - rb) + abs(ca - cb)
+        if self.topology == "square8":
+            return max(abs(ra - rb), abs(ca - cb))
+        xa, ya, za = _hex_cube(ra, ca)
+        xb, yb, zb = _hex_cube(rb, cb)
+        return max(abs(xa - xb), abs(ya - yb), abs(za - zb))
+
+    def tiles_between(self, a: int, b: int) -> list[int]:
+        """Tiles strictly between ``a`` and ``b`` on the straight segment joining their centres
+        (rounded lerp, as in standard grid line drawing); used only for the optional
+        line-of-sight rule."""
+        n = self.distance(a, b)
+        if n <= 1:
+            return []
+        (ra, ca), (rb, cb) = self.rc(a), self.rc(b)
+        out: list[int] = []
+        if self.topology == "hex":
+            ca3, cb3 = _hex_cube(ra, ca), _hex_cube(rb, cb)
+            for i in range(1, n):
+                f = i / n
+                # A tiny nudge keeps ties on tile edges from flickering between neighbours.
+                x, y, z = (p + (q - p) * f + e for p, q, e in zip(ca3, cb3, (1e-6, 2e-6, -3e-6)))
+                rx, ry, rz = round(x), round(y), round(z)
+                dx, dy, dz = abs(rx - x), abs(ry - y), abs(rz - z)
+                if dx > dy and dx > dz:
+                    rx = -ry - rz
+                elif dy > dz:
+                    ry = -rx - rz
+                else:
+                    rz = -rx - ry
+                row = rz
+                col = rx + (row - (row & 1)) // 2
+                out.append(self.tile(row, col))
+        else:
+            steps = max(abs(ra - rb), abs(ca - cb))
+            for i in range(1, steps):
+                f = i / steps
+                row = round(ra + (rb - ra) * f + 1e-6)
+                col = round(ca + (cb - ca) * f + 1e-6)
+                out.append(self.tile(row, col))
+        return [t for t in dict.fromkeys(out) if t not in (a, b)]

@@ -1,0 +1,432 @@
+"""TBW scenarios: YAML files (or dicts of the same shape), validated on load.
+
+Every validation error is a ``ScenarioError`` (a ``ValueError``) whose message names the source
+(file or ``<dict>``), the field and the problem, for example
+``duel.yaml: units[3].pos: (9, 2) is outside the 8 x 8 board``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tbw_envs.configs_path import configs_dir
+from tbw_envs.tbw.board import TOPOLOGIES, Board
+
+WIN_RULES = ("annihilation", "leader", "none")
+TURN_LIMIT_RESULTS = ("draw", "hp")
+DEFAULT_MOVE_CLASS = "foot"
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be loaded: the message names the source, field and problem."""
+
+
+@dataclass(frozen=True)
+class TerrainType:
+    name: str
+    # movement class -> cost of entering a tile of this terrain; None = cannot enter.
+    cost: dict[str, float | None]
+    default_cost: float | None
+    shoot_over: bool
+    char: str
+
+    def cost_for(self, move_class: str) -> float | None:
+        return self.cost.get(move_class, self.default_cost)
+
+    @property
+    def passable(self) -> bool:
+        return self.default_cost is not None or any(c is not None for c in self.cost.values())
+
+
+@dataclass(frozen=True)
+class UnitType:
+    name: str
+    hp: int
+    atk: int
+    move: float
+    range_min: int
+    range_max: int
+    move_class: str
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    id: int
+    side: int
+    slot: int
+    type: UnitType
+    row: int
+    col: int
+    leader: bool
+    hp: int
+
+
+class Scenario:
+    """A validated scenario plus the lookup tables the game core needs (built once)."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        board: Board,
+        terrain_grid: list[str],
+        terrain_types: dict[str, TerrainType],
+        unit_types: dict[str, UnitType],
+        units: list[UnitSpec],
+        first_side: int,
+        max_turns: int,
+        win: str,
+        line_of_sight: bool,
+        turn_limit_result: str,
+        source: str,
+        description: str = "",
+    ):
+        self.name = name
+        self.description = description
+        self.source = source
+        self.board = board
+        self.terrain_grid = terrain_grid
+        self.terrain_types = terrain_types
+        self.terrain_names = list(terrain_types)
+        self.unit_types = unit_types
+        self.units = units
+        self.first_side = first_side
+        self.max_turns = max_turns
+        self.win = win
+        self.line_of_sight = line_of_sight
+        self.turn_limit_result = turn_limit_result
+
+        self.unit_sides = tuple(u.side for u in units)
+        self.units_per_side = max(
+            1, max((sum(1 for u in units if u.side == s) for s in (0, 1)), default=1)
+        )
+        self.side_units: tuple[tuple[int, ...], tuple[int, ...]] = (
+            tuple(u.id for u in units if u.side == 0),
+            tuple(u.id for u in units if u.side == 1),
+        )
+        self.terrain_index = [self.terrain_names.index(name) for name in terrain_grid]
+        move_classes = sorted({t.move_class for t in unit_types.values()} | {DEFAULT_MOVE_CLASS})
+        self.move_costs: dict[str, tuple[float | None, ...]] = {
+            cls: tuple(terrain_types[name].cost_for(cls) for name in terrain_grid)
+            for cls in move_classes
+        }
+        # Tiles that stop a ranged attack under the line-of-sight option: impassable to every
+        # class and not marked shoot_over (hills, walls; not lakes).
+        self.blocks_sight = tuple(
+            not terrain_types[name].passable and not terrain_types[name].shoot_over
+            for name in terrain_grid
+        )
+        self.num_actions = self.units_per_side * board.size * (self.units_per_side + 1) + 1
+
+    @property
+    def end_turn_action(self) -> int:
+        return self.num_actions - 1
+
+    def initial_state(self):
+        from tbw_envs.tbw.state import TBWState
+
+        return TBWState(self)
+
+    def __repr__(self) -> str:
+        b = self.board
+        return (
+            f"Scenario({self.name!r}, {b.topology} {b.rows}x{b.cols}, "
+            f"{len(self.side_units[0])} v {len(self.side_units[1])} units)"
+        )
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def available_scenarios() -> list[str]:
+    return sorted(p.stem for p in (configs_dir() / "tbw").glob("*.yaml"))
+
+
+def load_scenario(spec: str | Path | dict | Scenario) -> Scenario:
+    """Load a scenario from a bundled name (``"duel_5v5_8x8"``), a YAML path, or a dict."""
+    if isinstance(spec, Scenario):
+        return spec
+    if isinstance(spec, dict):
+        return parse_scenario(spec, source="<dict>")
+    if not isinstance(spec, (str, Path)):
+        raise ScenarioError(
+            f"scenario must be a name, a path or a dict, got {type(spec).__name__}"
+        )
+    path = Path(spec)
+    if not path.is_file():
+        bundled = configs_dir() / "tbw" / f"{spec}.yaml"
+        if isinstance(spec, str) and bundled.is_file():
+            path = bundled
+        else:
+            raise ScenarioError(
+                f"unknown scenario {str(spec)!r}: not a file and not a bundled scenario; "
+                f"bundled: {', '.join(available_scenarios())}"
+            )
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise ScenarioError(f"{path.name}: not valid YAML: {exc}") from exc
+    return parse_scenario(data, source=path.name, default_name=path.stem)
+
+
+def _fail(source: str, field: str, problem: str):
+    raise ScenarioError(f"{source}: {field}: {problem}")
+
+
+def _mapping(value, source: str, field: str) -> dict:
+    if not isinstance(value, dict):
+        _fail(source, field, f"expected a mapping, got {type(value).__name__}")
+    return value
+
+
+def _number(value, source: str, field: str, *, minimum=None, integer=False):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        _fail(source, field, f"expected a number, got {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        _fail(source, field, f"expected a finite number, got {value!r}")
+    if integer and int(value) != value:
+        _fail(source, field, f"expected an integer, got {value!r}")
+    if minimum is not None and value < minimum:
+        _fail(source, field, f"must be >= {minimum}, got {value!r}")
+    return int(value) if integer else value
+
+
+def _bool(value, source: str, field: str) -> bool:
+    if not isinstance(value, bool):
+        _fail(source, field, f"expected true or false, got {value!r}")
+    return value
+
+
+def _check_keys(data: dict, allowed: set[str], source: str, field: str):
+    unknown = sorted(set(map(str, data)) - allowed)
+    if unknown:
+        _fail(source, field, f"unknown key(s) {unknown}; allowed: {sorted(allowed)}")
+
+
+def _parse_terrain(name: str, spec, source: str) -> TerrainType:
+    field = f"terrain.{name}"
+    spec = _mapping(spec if spec is not None else {}, source, field)
+    _check_keys(spec, {"cost", "passable", "shoot_over", "char"}, source, field)
+    passable = _bool(spec.get("passable", True), source, f"{field}.passable")
+    shoot_over = _bool(spec.get("shoot_over", False), source, f"{field}.shoot_over")
+    raw_cost = spec.get("cost", 1)
+    per_class: dict[str, float | None] = {}
+    default: float | None
+    if isinstance(raw_cost, dict):
+        default = None
+        for cls, c in raw_cost.items():
+            value = None if c is None else _number(c, source, f"{field}.cost.{cls}", minimum=0)
+            if value == 0:
+                _fail(source, f"{field}.cost.{cls}", "must be positive (use null for impassable)")
+            if cls == "default":
+                default = value
+            else:
+                per_class[str(cls)] = value
+    else:
+        default = _number(raw_cost, source, f"{field}.cost", minimum=0)
+        if default == 0:
+            _fail(source, f"{field}.cost", "must be positive")
+    if not passable:
+        per_class = {}
+        default = None
+    return TerrainType(name, per_class, default, shoot_over, str(spec.get("char", "")))
+
+
+def _parse_unit_type(name: str, spec, source: str) -> UnitType:
+    field = f"unit_types.{name}"
+    spec = _mapping(spec, source, field)
+    _check_keys(spec, {"hp", "atk", "move", "range", "move_class"}, source, field)
+    for key in ("hp", "atk", "move"):
+        if key not in spec:
+            _fail(source, f"{field}.{key}", "missing")
+    hp = _number(spec["hp"], source, f"{field}.hp", minimum=1, integer=True)
+    atk = _number(spec["atk"], source, f"{field}.atk", minimum=0, integer=True)
+    move = _number(spec["move"], source, f"{field}.move", minimum=0)
+    rng = spec.get("range", [1, 1])
+    if isinstance(rng, int) and not isinstance(rng, bool):
+        rng = [rng, rng]
+    if not isinstance(rng, (list, tuple)) or len(rng) != 2:
+        _fail(source, f"{field}.range", f"expected [min, max], got {rng!r}")
+    rmin = _number(rng[0], source, f"{field}.range[0]", minimum=1, integer=True)
+    rmax = _number(rng[1], source, f"{field}.range[1]", minimum=1, integer=True)
+    if rmin > rmax:
+        _fail(source, f"{field}.range", f"min {rmin} is greater than max {rmax}")
+    move_class = spec.get("move_class", DEFAULT_MOVE_CLASS)
+    if not isinstance(move_class, str) or not move_class:
+        _fail(source, f"{field}.move_class", f"expected a name, got {move_class!r}")
+    return UnitType(name, hp, atk, move, rmin, rmax, move_class)
+
+
+def parse_scenario(data: Any, source: str = "<dict>", default_name: str = "scenario") -> Scenario:
+    data = _mapping(data, source, "scenario")
+    _check_keys(
+        data,
+        {"name", "description", "board", "terrain", "unit_types", "units", "first_side",
+         "max_turns", "win", "rules"},
+        source,
+        "scenario",
+    )
+    for key in ("board", "unit_types", "units"):
+        if key not in data:
+            _fail(source, key, "missing")
+    name = data.get("name", default_name)
+    if not isinstance(name, str) or not name:
+        _fail(source, "name", f"expected a non-empty string, got {name!r}")
+
+    terrain_specs = _mapping(data.get("terrain", {"plain": {"cost": 1}}), source, "terrain")
+    if not terrain_specs:
+        _fail(source, "terrain", "at least one terrain type is needed")
+    terrain_types = {str(k): _parse_terrain(str(k), v, source) for k, v in terrain_specs.items()}
+
+    board_spec = _mapping(data["board"], source, "board")
+    _check_keys(
+        board_spec, {"topology", "terrain", "legend", "rows", "cols", "default_terrain"},
+        source, "board",
+    )
+    topology = board_spec.get("topology", "square4")
+    if topology not in TOPOLOGIES:
+        _fail(source, "board.topology", f"{topology!r} is not one of {list(TOPOLOGIES)}")
+    terrain_grid = _parse_terrain_grid(board_spec, terrain_types, source)
+    rows, cols = len(terrain_grid), len(terrain_grid[0])
+    board = Board(topology, rows, cols)
+    flat_terrain = [name for row in terrain_grid for name in row]
+
+    type_specs = _mapping(data["unit_types"], source, "unit_types")
+    if not type_specs:
+        _fail(source, "unit_types", "at least one unit type is needed")
+    unit_types = {str(k): _parse_unit_type(str(k), v, source) for k, v in type_specs.items()}
+    for ut in unit_types.values():
+        for tname, tt in terrain_types.items():
+            cost = tt.cost_for(ut.move_class)
+            if tt.passable and cost is None and not tt.cost:
+                _fail(source, f"terrain.{tname}.cost", f"no cost for move class {ut.move_class!r}")
+
+    win = data.get("win", "annihilation")
+    if win not in WIN_RULES:
+        _fail(source, "win", f"{win!r} is not one of {list(WIN_RULES)}")
+    units = _parse_units(data["units"], unit_types, terrain_types, flat_terrain, board, source)
+    if win == "leader":
+        for side in (0, 1):
+            side_units = [u for u in units if u.side == side]
+            if side_units and not any(u.leader for u in side_units):
+                _fail(source, "units", f"win is 'leader' but side {side} has no leader")
+
+    first_side = data.get("first_side", 0)
+    if first_side not in (0, 1) or isinstance(first_side, bool):
+        _fail(source, "first_side", f"must be 0 or 1, got {first_side!r}")
+    max_turns = _number(data.get("max_turns", 50), source, "max_turns", minimum=1, integer=True)
+
+    rules = _mapping(data.get("rules", {}) or {}, source, "rules")
+    _check_keys(rules, {"line_of_sight", "turn_limit_result"}, source, "rules")
+    line_of_sight = _bool(rules.get("line_of_sight", False), source, "rules.line_of_sight")
+    turn_limit_result = rules.get("turn_limit_result", "draw")
+    if turn_limit_result not in TURN_LIMIT_RESULTS:
+        _fail(
+            source, "rules.turn_limit_result",
+            f"{turn_limit_result!r} is not one of {list(TURN_LIMIT_RESULTS)}",
+        )
+    description = data.get("description", "")
+    return Scenario(
+        name=name,
+        board=board,
+        terrain_grid=flat_terrain,
+        terrain_types=terrain_types,
+        unit_types=unit_types,
+        units=units,
+        first_side=int(first_side),
+        max_turns=max_turns,
+        win=win,
+        line_of_sight=line_of_sight,
+        turn_limit_result=turn_limit_result,
+        source=source,
+        description=str(description),
+    )
+
+
+def _parse_terrain_grid(board_spec: dict, terrain_types: dict, source: str) -> list[list[str]]:
+    if "terrain" in board_spec:
+        rows = board_spec["terrain"]
+        if not isinstance(rows, list) or not rows or not all(isinstance(r, str) for r in rows):
+            _fail(source, "board.terrain", "expected a non-empty list of strings, one per row")
+        legend = _mapping(board_spec.get("legend", {}), source, "board.legend")
+        legend = {str(k): v for k, v in legend.items()}
+        for char, tname in legend.items():
+            if len(char) != 1:
+                _fail(source, f"board.legend.{char}", "legend keys must be single characters")
+            if tname not in terrain_types:
+                _fail(source, f"board.legend.{char}",
+                      f"terrain {tname!r} is not defined under terrain: {sorted(terrain_types)}")
+        width = len(rows[0])
+        grid = []
+        for r, line in enumerate(rows):
+            if len(line) != width:
+                _fail(source, f"board.terrain[{r}]",
+                      f"has {len(line)} columns, row 0 has {width}")
+            row = []
+            for c, char in enumerate(line):
+                if char not in legend:
+                    _fail(source, f"board.terrain[{r}][{c}]",
+                          f"character {char!r} is not in board.legend {sorted(legend)}")
+                row.append(legend[char])
+            grid.append(row)
+        if width == 0:
+            _fail(source, "board.terrain", "rows are empty")
+        for char, tname in legend.items():
+            if not terrain_types[tname].char:
+                terrain_types[tname] = replace(terrain_types[tname], char=char)
+        return grid
+    for key in ("rows", "cols"):
+        if key not in board_spec:
+            _fail(source, f"board.{key}", "missing (give board.terrain strings or rows and cols)")
+    rows = _number(board_spec["rows"], source, "board.rows", minimum=1, integer=True)
+    cols = _number(board_spec["cols"], source, "board.cols", minimum=1, integer=True)
+    fill = board_spec.get("default_terrain", next(iter(terrain_types)))
+    if fill not in terrain_types:
+        _fail(source, "board.default_terrain", f"terrain {fill!r} is not defined")
+    return [[fill] * cols for _ in range(rows)]
+
+
+def _parse_units(specs, unit_types, terrain_types, flat_terrain, board, source) -> list[UnitSpec]:
+    if not isinstance(specs, list):
+        _fail(source, "units", f"expected a list, got {type(specs).__name__}")
+    occupied: dict[int, int] = {}
+    units: list[UnitSpec] = []
+    slots = [0, 0]
+    for i, spec in enumerate(specs):
+        field = f"units[{i}]"
+        spec = _mapping(spec, source, field)
+        _check_keys(spec, {"side", "type", "pos", "leader", "hp"}, source, field)
+        side = spec.get("side")
+        if side not in (0, 1) or isinstance(side, bool):
+            _fail(source, f"{field}.side", f"must be 0 or 1, got {side!r}")
+        tname = spec.get("type")
+        if tname not in unit_types:
+            _fail(source, f"{field}.type", f"unknown unit type {tname!r}; known: {sorted(unit_types)}")
+        utype = unit_types[tname]
+        pos = spec.get("pos")
+        if (
+            not isinstance(pos, (list, tuple)) or len(pos) != 2
+            or not all(isinstance(p, int) and not isinstance(p, bool) for p in pos)
+        ):
+            _fail(source, f"{field}.pos", f"expected [row, col] integers, got {pos!r}")
+        row, col = pos
+        if not board.in_bounds(row, col):
+            _fail(source, f"{field}.pos",
+                  f"({row}, {col}) is outside the {board.rows} x {board.cols} board")
+        tile = board.tile(row, col)
+        if terrain_types[flat_terrain[tile]].cost_for(utype.move_class) is None:
+            _fail(source, f"{field}.pos",
+                  f"({row}, {col}) is {flat_terrain[tile]!r}, which a {tname} cannot stand on")
+        if tile in occupied:
+            _fail(source, f"{field}.pos", f"({row}, {col}) is already taken by units[{occupied[tile]}]")
+        occupied[tile] = i
+        leader = _bool(spec.get("leader", False), source, f"{field}.leader")
+        hp = _number(spec.get("hp", utype.hp), source, f"{field}.hp", minimum=1, integer=True)
+        units.append(UnitSpec(i, side, slots[side], utype, row, col, leader, hp))
+        slots[side] += 1
+    return units

@@ -1,0 +1,476 @@
+"""The TBW game state: rules, legal actions and the forward model that agents search.
+
+One action is one unit's whole action (move, then attack or not); a side's turn is a sequence
+of such actions, one per living unit at most, in the order the player chooses, until every unit
+has acted or the player plays END_TURN.
+
+Action encoding (DESIGN section 3), with N = scenario.units_per_side and T = rows * cols:
+``action = (slot * T + tile) * (N + 1) + k`` where ``slot`` is the acting side's unit slot,
+``tile`` the destination and ``k`` the enemy slot attacked (``k == N``: no attack);
+END_TURN is the last action, ``N * T * (N + 1)``.
+
+Speed: a unit's movement region depends on terrain and *enemy* positions only (allies are
+passable), and enemies do not move during our turn, so regions and attack options are computed
+once per turn and reused until an enemy dies. Legal actions are then a filter over cached tuples.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+import numpy as np
+
+from tbw_envs.tbw.scenario import Scenario
+
+END_TURN = "END_TURN"
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state; the state is left unchanged."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A read-only snapshot of one unit (``state.units``)."""
+
+    id: int
+    side: int
+    slot: int
+    type: str
+    pos: tuple[int, int] | None
+    hp: int
+    max_hp: int
+    atk: int
+    move: float
+    range: tuple[int, int]
+    leader: bool
+    alive: bool
+    acted: bool
+
+
+class TBWState:
+    """Full game state. Cheap to ``clone()``; agents search clones, envs wrap one."""
+
+    __slots__ = (
+        "scenario", "hp", "pos", "occupant", "acted", "current_side", "turn", "winner",
+        "terminal", "units_acted_total", "_options", "_legal",
+    )
+
+    def __init__(self, scenario: Scenario):
+        self.scenario = scenario
+        b = scenario.board
+        self.hp = [u.hp for u in scenario.units]
+        self.pos = [b.tile(u.row, u.col) for u in scenario.units]
+        self.occupant = [-1] * b.size
+        for uid, tile in enumerate(self.pos):
+            self.occupant[tile] = uid
+        self.acted = [False] * len(scenario.units)
+        self.current_side = scenario.first_side
+        self.turn = 1  # the round number: each side plays its ``turn``-th turn
+        self.winner: int | None = None
+        self.terminal = False
+        self.units_acted_total = 0
+        # unit id -> {destination tile: (no-attack action, attack actions...)}, for the units of
+        # the side to move, valid until an enemy dies or the turn ends.
+        self._options: dict[int, dict[int, tuple[int, ...]]] = {}
+        self._legal: list[int] | None = None
+        self._check_game_over()
+
+    # ------------------------------------------------------------------ basics
+
+    @property
+    def current_player(self) -> int:
+        return self.current_side
+
+    @property
+    def num_actions(self) -> int:
+        return self.scenario.num_actions
+
+    @property
+    def end_turn_action(self) -> int:
+        return self.scenario.num_actions - 1
+
+    def clone(self) -> TBWState:
+        new = TBWState.__new__(TBWState)
+        new.scenario = self.scenario
+        new.hp = self.hp[:]
+        new.pos = self.pos[:]
+        new.occupant = self.occupant[:]
+        new.acted = self.acted[:]
+        new.current_side = self.current_side
+        new.turn = self.turn
+        new.winner = self.winner
+        new.terminal = self.terminal
+        new.units_acted_total = self.units_acted_total
+        new._options = dict(self._options)  # values are never mutated, only replaced
+        new._legal = self._legal
+        return new
+
+    def view(self, player: int) -> TBWState:
+        """TBW is a perfect-information game: a player's view is a copy of the full state."""
+        self._check_player(player)
+        return self.clone()
+
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    def returns(self) -> list[float]:
+        """[+1, -1] for a side-0 win, [-1, +1] for a side-1 win, [0, 0] otherwise."""
+        if self.winner is None:
+            return [0.0, 0.0]
+        return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
+
+    def alive(self, uid: int) -> bool:
+        return self.hp[uid] > 0
+
+    def living_units(self, side: int) -> list[int]:
+        return [u for u in self.scenario.side_units[side] if self.hp[u] > 0]
+
+    def ready_units(self) -> list[int]:
+        """Units of the side to move that are alive and have not acted this turn."""
+        if self.terminal:
+            return []
+        return [
+            u for u in self.scenario.side_units[self.current_side]
+            if self.hp[u] > 0 and not self.acted[u]
+        ]
+
+    @property
+    def units(self) -> list[Unit]:
+        sc = self.scenario
+        out = []
+        for spec in sc.units:
+            uid = spec.id
+            alive = self.hp[uid] > 0
+            out.append(
+                Unit(
+                    id=uid, side=spec.side, slot=spec.slot, type=spec.type.name,
+                    pos=sc.board.rc(self.pos[uid]) if alive else None,
+                    hp=max(self.hp[uid], 0), max_hp=spec.hp, atk=spec.type.atk,
+                    move=spec.type.move, range=(spec.type.range_min, spec.type.range_max),
+                    leader=spec.leader, alive=alive, acted=self.acted[uid],
+                )
+            )
+        return out
+
+    def unit_at(self, row: int, col: int) -> int | None:
+        uid = self.occupant[self.scenario.board.tile(row, col)]
+        return None if uid < 0 else uid
+
+    # ------------------------------------------------------------------ movement and attacks
+
+    def movement_range(self, uid: int) -> dict[int, float]:
+        """Tiles the unit can end its move on, mapped to the movement points spent (Dijkstra).
+
+        Passes through its own side's units, never through enemies, never ends on an occupied
+        tile; its own tile (cost 0) is always included.
+        """
+        region = self._reachable(uid)
+        occ = self.occupant
+        return {t: c for t, c in region.items() if occ[t] < 0 or occ[t] == uid}
+
+    def _reachable(self, uid: int) -> dict[int, float]:
+        """Tiles reachable within movement points, ignoring whether allies stand on them."""
+        sc = self.scenario
+        spec = sc.units[uid]
+        side = spec.side
+        budget = spec.type.move
+        costs = sc.move_costs[spec.type.move_class]
+        neighbors = sc.board.neighbors
+        occ = self.occupant
+        unit_side = sc.unit_sides
+        start = self.pos[uid]
+        best = {start: 0}
+        frontier = [(0, start)]
+        pop, push = heapq.heappop, heapq.heappush
+        while frontier:
+            spent, tile = pop(frontier)
+            if spent > best[tile]:
+                continue
+            for nxt in neighbors[tile]:
+                step = costs[nxt]
+                if step is None:
+                    continue
+                total = spent + step
+                if total > budget:
+                    continue
+                other = occ[nxt]
+                if other >= 0 and unit_side[other] != side:
+                    continue
+                if total < best.get(nxt, budget + 1):
+                    best[nxt] = total
+                    push(frontier, (total, nxt))
+        return best
+
+    def can_attack_from(self, uid: int, tile: int, target: int) -> bool:
+        """Whether ``uid`` standing on ``tile`` may attack ``target`` where it now stands."""
+        sc = self.scenario
+        if self.hp[target] <= 0 or sc.units[target].side == sc.units[uid].side:
+            return False
+        utype = sc.units[uid].type
+        dist = sc.board.distance_table[tile][self.pos[target]]
+        if not utype.range_min <= dist <= utype.range_max:
+            return False
+        if sc.line_of_sight and dist > 1:
+            blocks = sc.blocks_sight
+            return not any(blocks[t] for t in sc.board.tiles_between(tile, self.pos[target]))
+        return True
+
+    def _unit_options(self, uid: int) -> dict[int, tuple[int, ...]]:
+        options = self._options.get(uid)
+        if options is not None:
+            return options
+        sc = self.scenario
+        n = sc.units_per_side
+        size = sc.board.size
+        slot_base = sc.units[uid].slot * size
+        enemies = [
+            (sc.units[e].slot, e) for e in sc.side_units[1 - sc.units[uid].side] if self.hp[e] > 0
+        ]
+        options = {}
+        for tile in self._reachable(uid):
+            base = (slot_base + tile) * (n + 1)
+            acts = [base + n]
+            for k, e in enemies:
+                if self.can_attack_from(uid, tile, e):
+                    acts.append(base + k)
+            options[tile] = tuple(acts)
+        self._options[uid] = options
+        return options
+
+    # ------------------------------------------------------------------ legal actions
+
+    def legal_actions(self) -> list[int]:
+        """All legal actions, sorted ascending (END_TURN last); empty when the game is over."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal[:]
+
+    def _compute_legal(self) -> list[int]:
+        if self.terminal:
+            return []
+        occ = self.occupant
+        out: list[int] = []
+        for uid in self.ready_units():
+            for tile, acts in self._unit_options(uid).items():
+                o = occ[tile]
+                if o < 0 or o == uid:
+                    out.extend(acts)
+        out.sort()
+        out.append(self.end_turn_action)
+        return out
+
+    def legal_action_mask(self) -> np.ndarray:
+        mask = np.zeros(self.scenario.num_actions, dtype=np.int8)
+        legal = self._legal if self._legal is not None else self.legal_actions()
+        mask[legal] = 1
+        return mask
+
+    def is_legal(self, action) -> bool:
+        try:
+            self._check_legal(action)
+        except IllegalActionError:
+            return False
+        return True
+
+    # ------------------------------------------------------------------ encoding
+
+    def encode_action(self, unit_id, dest=None, target=None) -> int:
+        """Action id of ``unit_id`` (of the side to move) moving to ``dest`` = (row, col) and
+        attacking ``target`` (a unit id, or None); ``encode_action(END_TURN)`` is END_TURN."""
+        if unit_id == END_TURN:
+            return self.end_turn_action
+        sc = self.scenario
+        if not isinstance(unit_id, (int, np.integer)) or not 0 <= unit_id < len(sc.units):
+            raise ValueError(f"encode_action: unknown unit id {unit_id!r}")
+        spec = sc.units[unit_id]
+        if spec.side != self.current_side:
+            raise ValueError(
+                f"encode_action: unit {unit_id} belongs to side {spec.side}, "
+                f"but side {self.current_side} is to move"
+            )
+        if dest is None or len(dest) != 2 or not sc.board.in_bounds(*dest):
+            raise ValueError(f"encode_action: destination {dest!r} is not a (row, col) on the board")
+        n = sc.units_per_side
+        tile = sc.board.tile(*dest)
+        if target is None:
+            k = n
+        else:
+            if not isinstance(target, (int, np.integer)) or not 0 <= target < len(sc.units):
+                raise ValueError(f"encode_action: unknown target unit id {target!r}")
+            if sc.units[target].side == spec.side:
+                raise ValueError(f"encode_action: target {target} is on the acting side")
+            k = sc.units[target].slot
+        return (spec.slot * sc.board.size + tile) * (n + 1) + k
+
+    def decode_action(self, action):
+        """``(unit_id, (row, col), target_unit_id or None)`` for the side to move, or END_TURN."""
+        action = self._as_action_int(action)
+        if action == self.end_turn_action:
+            return END_TURN
+        sc = self.scenario
+        n = sc.units_per_side
+        rest, k = divmod(action, n + 1)
+        slot, tile = divmod(rest, sc.board.size)
+        own = sc.side_units[self.current_side]
+        if slot >= len(own):
+            raise IllegalActionError(
+                f"action {action}: side {self.current_side} has no unit in slot {slot}"
+            )
+        target = None
+        if k < n:
+            enemy = sc.side_units[1 - self.current_side]
+            if k >= len(enemy):
+                raise IllegalActionError(
+                    f"action {action}: side {1 - self.current_side} has no unit in slot {k}"
+                )
+            target = enemy[k]
+        return own[slot], sc.board.rc(tile), target
+
+    def describe_action(self, action) -> str:
+        decoded = self.decode_action(action)
+        if decoded == END_TURN:
+            return "END_TURN"
+        uid, dest, target = decoded
+        sc = self.scenario
+        text = f"unit {uid} ({sc.units[uid].type.name}) -> {dest}"
+        if target is not None:
+            text += f", attacks unit {target} ({sc.units[target].type.name})"
+        return text
+
+    def _as_action_int(self, action) -> int:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+                action = int(action)
+            else:
+                raise IllegalActionError(
+                    f"action must be an int in [0, {self.num_actions}), got {action!r} "
+                    f"({type(action).__name__})"
+                )
+        action = int(action)
+        if not 0 <= action < self.num_actions:
+            raise IllegalActionError(
+                f"action {action} is out of range [0, {self.num_actions})"
+            )
+        return action
+
+    def _check_legal(self, action) -> tuple:
+        if self.terminal:
+            raise IllegalActionError(f"action {action!r}: the game is over")
+        decoded = self.decode_action(action)
+        if decoded == END_TURN:
+            return decoded
+        uid, dest, target = decoded
+        action = int(action)
+        if self.hp[uid] <= 0:
+            raise IllegalActionError(f"action {action}: unit {uid} is dead")
+        if self.acted[uid]:
+            raise IllegalActionError(f"action {action}: unit {uid} has already acted this turn")
+        tile = self.scenario.board.tile(*dest)
+        acts = self._unit_options(uid).get(tile)
+        if acts is None:
+            raise IllegalActionError(f"action {action}: {dest} is out of unit {uid}'s movement range")
+        if self.occupant[tile] not in (-1, uid):
+            raise IllegalActionError(f"action {action}: {dest} is occupied by unit {self.occupant[tile]}")
+        if action not in acts:
+            raise IllegalActionError(
+                f"action {action}: unit {uid} at {dest} cannot attack unit {target} "
+                f"(dead or out of attack range)"
+            )
+        return decoded
+
+    # ------------------------------------------------------------------ transitions
+
+    def apply(self, action) -> None:
+        """Play one action; raises ``IllegalActionError`` (a ValueError) and leaves the state
+        unchanged if it is not legal."""
+        try:
+            decoded = self._check_legal(action)
+        except IllegalActionError as exc:
+            legal_count = 0 if self.terminal else len(self.legal_actions())
+            raise IllegalActionError(f"{exc} [{legal_count} legal actions]") from None
+        self._legal = None
+        if decoded == END_TURN:
+            self._end_turn()
+            return
+        uid, dest, target = decoded
+        self._act(uid, self.scenario.board.tile(*dest), target)
+
+    def _act(self, uid: int, tile: int, target: int | None) -> None:
+        occ = self.occupant
+        occ[self.pos[uid]] = -1
+        occ[tile] = uid
+        self.pos[uid] = tile
+        self.acted[uid] = True
+        self.units_acted_total += 1
+        self._options.pop(uid, None)
+        if target is not None:
+            self.hp[target] = max(0, self.hp[target] - self.scenario.units[uid].type.atk)
+            if self.hp[target] == 0:
+                occ[self.pos[target]] = -1
+                # A freed tile opens paths and removes attack options: recompute regions.
+                self._options = {}
+                if self._check_game_over():
+                    return
+        if not self.ready_units():
+            self._end_turn()
+
+    def _end_turn(self) -> None:
+        sc = self.scenario
+        for uid in sc.side_units[self.current_side]:
+            self.acted[uid] = False
+        self._options = {}
+        self._legal = None
+        self.current_side = 1 - self.current_side
+        if self.current_side == sc.first_side:
+            self.turn += 1
+            if self.turn > sc.max_turns:
+                self._finish_at_turn_limit()
+
+    def _finish_at_turn_limit(self) -> None:
+        self.terminal = True
+        if self.scenario.turn_limit_result == "hp":
+            totals = [sum(max(self.hp[u], 0) for u in self.scenario.side_units[s]) for s in (0, 1)]
+            if totals[0] != totals[1]:
+                self.winner = 0 if totals[0] > totals[1] else 1
+
+    def _check_game_over(self) -> bool:
+        sc = self.scenario
+        if sc.win == "none":
+            return False
+        lost = []
+        for side in (0, 1):
+            ids = sc.side_units[side]
+            annihilated = bool(ids) and all(self.hp[u] <= 0 for u in ids)
+            leader_down = sc.win == "leader" and any(
+                sc.units[u].leader and self.hp[u] <= 0 for u in ids
+            )
+            lost.append(annihilated or leader_down)
+        if lost[0] or lost[1]:
+            self.terminal = True
+            self._options = {}
+            self._legal = None
+            if lost[0] != lost[1]:
+                self.winner = 1 if lost[0] else 0
+            return True
+        return False
+
+    # ------------------------------------------------------------------ misc
+
+    def _check_player(self, player) -> None:
+        if player not in (0, 1) or isinstance(player, bool):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+
+    def render_text(self) -> str:
+        from tbw_envs.tbw.render import render_ansi
+
+        return render_ansi(self)
+
+    def __repr__(self) -> str:
+        alive = [len(self.living_units(s)) for s in (0, 1)]
+        status = f"winner={self.winner}" if self.terminal else f"side {self.current_side} to move"
+        return (
+            f"TBWState({self.scenario.name!r}, turn {self.turn}, {status}, "
+            f"units alive {alive[0]} v {alive[1]})"
+        )
