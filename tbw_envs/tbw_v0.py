@@ -1,0 +1,242 @@
+"""Turn-based war chess as a PettingZoo AEC environment (a thin adapter over ``tbw_envs.tbw``).
+
+One AEC step is one unit's whole action (move, then attack or not) or END_TURN; the same agent
+keeps stepping until its side's turn ends, so ``agent_selection`` stays put for several steps.
+
+>>> from tbw_envs import tbw_v0
+>>> env = tbw_v0.env(scenario="duel_5v5_8x8", render_mode="ansi")
+>>> env.reset(seed=0)
+>>> for agent in env.agent_iter():
+...     obs, reward, terminated, truncated, info = env.last()
+...     action = None if terminated or truncated else env.action_space(agent).sample(obs["action_mask"])
+...     env.step(action)
+
+Actions and observations are in the acting player's frame: with ``flip_perspective=True`` (the
+default) ``player_1`` sees the board rotated 180 degrees and names destination tiles in that
+rotated frame. ``env.decode_action`` / ``env.encode_action`` convert to absolute terms.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from tbw_envs.tbw import END_TURN, IllegalActionError, load_scenario
+from tbw_envs.tbw.observation import ObservationEncoder
+from tbw_envs.tbw.render import render_ansi, render_rgb
+
+AGENTS = ("player_0", "player_1")
+
+
+def env(**kwargs) -> AECEnv:
+    """The AEC env with PettingZoo's standard wrappers: an illegal action ends the game with
+    -1 for the offender (``TerminateIllegalWrapper``), out-of-space actions are asserted, and
+    the reset/step order is enforced."""
+    aec = raw_env(**kwargs)
+    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=-1)
+    aec = wrappers.AssertOutOfBoundsWrapper(aec)
+    return wrappers.OrderEnforcingWrapper(aec)
+
+
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
+    metadata = {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "name": "tbw_v0",
+        "is_parallelizable": False,
+        "render_fps": 4,
+    }
+
+    def __init__(self, scenario="duel_5v5_8x8", render_mode: str | None = None,
+                 flip_perspective: bool = True):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}"
+            )
+        self.render_mode = render_mode
+        self.flip_perspective = bool(flip_perspective)
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        self._set_scenario(load_scenario(scenario))
+        self._state = self.scenario.initial_state()
+        self._reset_bookkeeping()
+
+    # ------------------------------------------------------------------ spaces
+
+    def _set_scenario(self, scenario) -> None:
+        self.scenario = scenario
+        self._encoder = ObservationEncoder(scenario, flip=self.flip_perspective)
+        n_actions = scenario.num_actions
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, self._encoder.shape, np.float32),
+            "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(n_actions) for a in AGENTS}
+        state_shape = (self._encoder.shape[0] + 1,) + self._encoder.shape[1:]
+        self.state_space = spaces.Box(0.0, 1.0, state_shape, np.float32)
+        # Rotating the board maps tile t to size-1-t; the permutation is its own inverse.
+        n = scenario.units_per_side
+        size = scenario.board.size
+        ids = np.arange(n_actions - 1)
+        k = ids % (n + 1)
+        slot, tile = np.divmod(ids // (n + 1), size)
+        rotated = (slot * size + (size - 1 - tile)) * (n + 1) + k
+        self._rotation = np.append(rotated, n_actions - 1)
+        self._rotation_list = self._rotation.tolist()
+
+    def observation_space(self, agent):
+        return self.observation_spaces[self._check_agent(agent)]
+
+    def action_space(self, agent):
+        return self.action_spaces[self._check_agent(agent)]
+
+    def _check_agent(self, agent) -> str:
+        if agent not in AGENTS:
+            raise ValueError(f"unknown agent {agent!r}; agents are {list(AGENTS)}")
+        return agent
+
+    # ------------------------------------------------------------------ frames
+
+    def _rotates(self, agent: str) -> bool:
+        return self.flip_perspective and agent == "player_1"
+
+    def to_core_action(self, agent: str, action: int) -> int:
+        """The game core's (absolute) action id for ``agent``'s env action."""
+        return self._rotation_list[action] if self._rotates(agent) else int(action)
+
+    def to_env_action(self, agent: str, core_action: int) -> int:
+        """``agent``'s env action id for a core (absolute) action id."""
+        return self._rotation_list[core_action] if self._rotates(agent) else int(core_action)
+
+    def decode_action(self, action: int, agent: str | None = None):
+        """``(unit_id, (row, col), target_unit_id or None)`` in absolute board terms, or
+        ``END_TURN``, for an env action of ``agent`` (default: the agent to act)."""
+        agent = self.agent_selection if agent is None else self._check_agent(agent)
+        return self._state.decode_action(self.to_core_action(agent, self._valid_int(action)))
+
+    def encode_action(self, unit_id, dest=None, target=None, agent: str | None = None) -> int:
+        """The env action id (in ``agent``'s frame) for an absolute unit action or END_TURN."""
+        agent = self.agent_selection if agent is None else self._check_agent(agent)
+        if unit_id == END_TURN:
+            return self.scenario.end_turn_action
+        return self.to_env_action(agent, self._state.encode_action(unit_id, dest, target))
+
+    def _valid_int(self, action) -> int:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"action must be an int, got {action!r} ({type(action).__name__})")
+        if not 0 <= action < self.scenario.num_actions:
+            raise ValueError(f"action {action} is out of range [0, {self.scenario.num_actions})")
+        return int(action)
+
+    # ------------------------------------------------------------------ AEC API
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+            raise TypeError(f"seed must be an int or None, got {seed!r} ({type(seed).__name__})")
+        # The rules are deterministic; the seed only seeds the action spaces' samplers.
+        if seed is not None:
+            for i, agent in enumerate(AGENTS):
+                self.action_spaces[agent].seed(int(seed) + i)
+        options = options or {}
+        unknown = set(options) - {"scenario"}
+        if unknown:
+            # PettingZoo's api_test passes arbitrary options, so they may not be an error.
+            warnings.warn(
+                f"tbw_v0.reset: ignoring unknown option(s) {sorted(unknown)}; supported: "
+                f"['scenario']",
+                stacklevel=2,
+            )
+        if "scenario" in options:
+            new = load_scenario(options["scenario"])
+            old_shapes = (self._encoder.shape, self.scenario.num_actions)
+            new_shapes = (ObservationEncoder(new).shape, new.num_actions)
+            if new_shapes != old_shapes:
+                raise ValueError(
+                    f"reset(options={{'scenario': ...}}): {new.name} has observation/action "
+                    f"shapes {new_shapes}, this env has {old_shapes}; PettingZoo spaces are "
+                    f"fixed, so make a new env for it"
+                )
+            self._set_scenario(new)
+        self._state = self.scenario.initial_state()
+        self.agents = list(AGENTS)
+        self._reset_bookkeeping()
+
+    def _reset_bookkeeping(self) -> None:
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = AGENTS[self._state.current_side]
+        self._sync_infos()
+
+    def _sync_infos(self) -> None:
+        for a in self.agents:
+            self.infos[a] = {"turn": self._state.turn}
+
+    def observe(self, agent):
+        agent = self._check_agent(agent)
+        side = AGENTS.index(agent)
+        planes = self._encoder.encode(self._state, side)
+        return {"observation": planes, "action_mask": self._mask(agent)}
+
+    def _mask(self, agent: str) -> np.ndarray:
+        side = AGENTS.index(agent)
+        if self._state.terminal or self._state.current_side != side:
+            return np.zeros(self.scenario.num_actions, np.int8)
+        mask = self._state.legal_action_mask()
+        return mask[self._rotation] if self._rotates(agent) else mask
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """The legal-action mask of ``agent`` (default: the agent to act), in its frame."""
+        return self._mask(self.agent_selection if agent is None else self._check_agent(agent))
+
+    def view(self, agent: str):
+        """What ``agent`` may know, as the game core gives it (for agents that search)."""
+        return self._state.view(AGENTS.index(self._check_agent(agent)))
+
+    def state(self) -> np.ndarray:
+        return self._encoder.encode_state(self._state)
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        try:
+            core_action = self.to_core_action(agent, self._valid_int(action))
+            self._state.apply(core_action)
+        except IllegalActionError as exc:
+            raise ValueError(f"illegal action {action!r} for {agent}: {exc}") from None
+        self._cumulative_rewards[agent] = 0.0
+        if self._state.terminal:
+            returns = self._state.returns()
+            for i, a in enumerate(AGENTS):
+                self.rewards[a] = returns[i]
+                self.terminations[a] = True
+        self.agent_selection = AGENTS[self._state.current_side]
+        self._sync_infos()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; nothing to render")
+            return None
+        if self.render_mode == "ansi":
+            return render_ansi(self._state)
+        if self.render_mode == "rgb_array":
+            return render_rgb(self._state)
+        print(render_ansi(self._state))
+        return None
+
+    def close(self):
+        pass

@@ -1,0 +1,199 @@
+"""A single-agent Gymnasium view of our two-player AEC envs, for Stable-Baselines3 and friends.
+
+The learner holds one seat; the opponent (an agent following ``agents.base.Agent``, a callable
+``(observation, action_mask) -> action`` such as a frozen policy, or ``"random"``) plays inside
+``step()``. The learner's reward includes its losses (+1 win, -1 loss, 0 draw, at the end).
+``action_masks()`` makes sb3-contrib's ``MaskablePPO`` work without ``ActionMasker``.
+
+Illegal learner actions (``check_env`` samples unmasked ones): with ``illegal_action="lose"``
+(the default, as PettingZoo's ``TerminateIllegalWrapper``) the episode ends with reward
+``illegal_reward`` (-1) and ``info["illegal_action"] = True``; with ``"raise"`` a ValueError
+names the action.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+SEATS = ("player_0", "player_1")
+
+
+class _RandomOpponent:
+    name = "random"
+
+    def __init__(self):
+        self._rng = random.Random()
+
+    def reset(self, seed: int | None = None) -> None:
+        self._rng.seed(seed)
+
+    def act(self, view) -> int:
+        actions = view.legal_actions()
+        return actions[self._rng.randrange(len(actions))]
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """Wrap a raw AEC env of this package (``tbw_v0.raw_env`` or ``junqi_v0.raw_env``)."""
+
+    def __init__(
+        self,
+        aec_env,
+        opponent: Any = "random",
+        learner_seat: int | str = 0,
+        illegal_action: str = "lose",
+        illegal_reward: float = -1.0,
+    ):
+        super().__init__()
+        self.aec = getattr(aec_env, "unwrapped", aec_env)
+        for needed in ("view", "to_env_action", "action_mask", "observe"):
+            if not hasattr(self.aec, needed):
+                raise TypeError(
+                    f"SingleAgentEnv needs a tbw_envs raw AEC env with .{needed}(); "
+                    f"got {type(aec_env).__name__}"
+                )
+        if learner_seat not in (0, 1, "alternate", "random"):
+            raise ValueError(
+                f"learner_seat must be 0, 1, 'alternate' or 'random', got {learner_seat!r}"
+            )
+        if illegal_action not in ("lose", "raise"):
+            raise ValueError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
+        self.learner_seat_option = learner_seat
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.opponent = _RandomOpponent() if opponent == "random" else opponent
+        if not (hasattr(self.opponent, "act") or callable(self.opponent)):
+            raise TypeError(
+                "opponent must be 'random', an agent with act(view), or a callable "
+                f"(observation, action_mask) -> action; got {opponent!r}"
+            )
+        self.render_mode = self.aec.render_mode
+        self.metadata = dict(self.aec.metadata)
+        self.observation_space = self.aec.observation_space(SEATS[0])["observation"]
+        self.action_space = self.aec.action_space(SEATS[0])
+        self._episodes = 0
+        self.learner = SEATS[0] if learner_seat == "alternate" else SEATS[
+            learner_seat if isinstance(learner_seat, int) else 0
+        ]
+        self._done = True
+
+    # ------------------------------------------------------------------ helpers
+
+    @property
+    def opponent_seat(self) -> str:
+        return SEATS[1 - SEATS.index(self.learner)]
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (what MaskablePPO asks for)."""
+        return self.aec.action_mask(self.learner).astype(bool)
+
+    def _learner_obs(self) -> np.ndarray:
+        return self.aec.observe(self.learner)["observation"]
+
+    def _opponent_action(self) -> int:
+        seat = self.opponent_seat
+        if hasattr(self.opponent, "act"):
+            return self.aec.to_env_action(seat, self.opponent.act(self.aec.view(seat)))
+        obs = self.aec.observe(seat)
+        return int(self.opponent(obs["observation"], obs["action_mask"]))
+
+    def _finished(self) -> bool:
+        return any(self.aec.terminations.values()) or any(self.aec.truncations.values())
+
+    def _play_opponent(self) -> None:
+        while not self._finished() and self.aec.agent_selection == self.opponent_seat:
+            self.aec.step(self._opponent_action())
+
+    def _outcome(self) -> tuple[float, bool, bool]:
+        terminated = any(self.aec.terminations.values())
+        truncated = not terminated and any(self.aec.truncations.values())
+        reward = float(self.aec.rewards[self.learner]) if terminated or truncated else 0.0
+        return reward, terminated, truncated
+
+    # ------------------------------------------------------------------ Gymnasium API
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if self.learner_seat_option == "alternate":
+            self.learner = SEATS[self._episodes % 2]
+        elif self.learner_seat_option == "random":
+            self.learner = SEATS[int(self.np_random.integers(2))]
+        self._episodes += 1
+        self.aec.reset(seed=seed, options=options)
+        if hasattr(self.opponent, "reset"):
+            # Drawn from np_random even without a seed, so reset(seed=s) then reset() replays.
+            self.opponent.reset(int(self.np_random.integers(2**31 - 1)))
+        self._play_opponent()
+        self._done = self._finished()
+        return self._learner_obs(), {"learner": self.learner, **self.aec.infos[self.learner]}
+
+    def step(self, action):
+        if self._done:
+            raise RuntimeError("step() called on a finished episode; call reset() first")
+        if not isinstance(action, (int, np.integer)):
+            if isinstance(action, np.ndarray) and action.size == 1:
+                action = action.reshape(()).item()
+            else:
+                raise ValueError(f"action must be an int, got {action!r}")
+        action = int(action)
+        mask = self.aec.action_mask(self.learner)
+        if not (0 <= action < mask.shape[0]) or not mask[action]:
+            if self.illegal_action == "raise":
+                raise ValueError(
+                    f"illegal action {action} for {self.learner} "
+                    f"({int(mask.sum())} legal actions)"
+                )
+            self._done = True
+            info = {"illegal_action": True, "learner": self.learner}
+            return self._learner_obs(), self.illegal_reward, True, False, info
+        self.aec.step(action)
+        self._play_opponent()
+        reward, terminated, truncated = self._outcome()
+        self._done = terminated or truncated
+        info = {"learner": self.learner, **self.aec.infos[self.learner]}
+        return self._learner_obs(), reward, terminated, truncated, info
+
+    def render(self):
+        return self.aec.render()
+
+    def close(self):
+        self.aec.close()
+
+
+def make_tbw_single(
+    scenario="duel_5v5_8x8",
+    opponent: Any = "random",
+    learner_seat: int | str = 0,
+    render_mode: str | None = None,
+    illegal_action: str = "lose",
+    flip_perspective: bool = True,
+) -> SingleAgentEnv:
+    """``gymnasium.make("tbw_envs/TBWSingle-v0", scenario=..., opponent=...)``."""
+    from tbw_envs import tbw_v0
+
+    aec = tbw_v0.raw_env(scenario=scenario, render_mode=render_mode,
+                         flip_perspective=flip_perspective)
+    return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,
+                          illegal_action=illegal_action)
+
+
+def make_junqi_single(
+    opponent: Any = "random",
+    learner_seat: int | str = 0,
+    render_mode: str | None = None,
+    illegal_action: str = "lose",
+    **env_kwargs,
+) -> SingleAgentEnv:
+    """``gymnasium.make("tbw_envs/JunqiSingle-v0", rules=..., opponent=...)``."""
+    from tbw_envs import junqi_v0
+
+    aec = junqi_v0.raw_env(render_mode=render_mode, **env_kwargs)
+    return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,
+                          illegal_action=illegal_action)
+
+
+OpponentPolicy = Callable[[np.ndarray, np.ndarray], int]
