@@ -8,8 +8,8 @@ keeps stepping until its side's turn ends, so ``agent_selection`` stays put for 
 >>> env.reset(seed=0)
 >>> for agent in env.agent_iter():
 ...     obs, reward, terminated, truncated, info = env.last()
-...     action = None if terminated or truncated else env.action_space(agent).sample(obs["action_mask"])
-...     env.step(action)
+...     done = terminated or truncated
+...     env.step(None if done else env.action_space(agent).sample(obs["action_mask"]))
 
 Actions and observations are in the acting player's frame: with ``flip_perspective=True`` (the
 default) ``player_1`` sees the board rotated 180 degrees and names destination tiles in that

@@ -92,7 +92,8 @@ class Board:
             for i in range(1, n):
                 f = i / n
                 # A tiny nudge keeps ties on tile edges from flickering between neighbours.
-                x, y, z = (p + (q - p) * f + e for p, q, e in zip(ca3, cb3, (1e-6, 2e-6, -3e-6)))
+                nudge = (1e-6, 2e-6, -3e-6)
+                x, y, z = (p + (q - p) * f + e for p, q, e in zip(ca3, cb3, nudge, strict=True))
                 rx, ry, rz = round(x), round(y), round(z)
                 dx, dy, dz = abs(rx - x), abs(ry - y), abs(rz - z)
                 if dx > dy and dx > dz:

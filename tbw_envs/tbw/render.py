@@ -41,7 +41,9 @@ def render_ansi(state) -> str:
         f"game over: {'draw' if state.winner is None else f'side {state.winner} wins'}"
         if state.terminal else f"side {state.current_side} to move"
     )
-    lines = [f"{sc.name} ({b.topology} {b.rows}x{b.cols}), turn {state.turn}/{sc.max_turns}, {status}"]
+    lines = [
+        f"{sc.name} ({b.topology} {b.rows}x{b.cols}), turn {state.turn}/{sc.max_turns}, {status}"
+    ]
     lines.append("    " + "".join(f"{c:<4}" for c in range(b.cols)))
     for r in range(b.rows):
         indent = "  " if b.topology == "hex" and r & 1 else ""
@@ -52,7 +54,8 @@ def render_ansi(state) -> str:
             cells.append(f"{unit_label(sc, uid) if uid >= 0 else terrain_char(sc, t):<4}")
         lines.append(f"{r:>2}  {indent}" + "".join(cells).rstrip())
     lines.append("units: " + ", ".join(
-        f"{unit_label(sc, u.id)}={u.type}@{u.pos} hp {u.hp}/{u.max_hp}{' (acted)' if u.acted else ''}"
+        f"{unit_label(sc, u.id)}={u.type}@{u.pos} hp {u.hp}/{u.max_hp}"
+        + (" (acted)" if u.acted else "")
         for u in state.units if u.alive
     ))
     return "\n".join(lines)

@@ -406,7 +406,8 @@ def _parse_units(specs, unit_types, terrain_types, flat_terrain, board, source) 
             _fail(source, f"{field}.side", f"must be 0 or 1, got {side!r}")
         tname = spec.get("type")
         if tname not in unit_types:
-            _fail(source, f"{field}.type", f"unknown unit type {tname!r}; known: {sorted(unit_types)}")
+            _fail(source, f"{field}.type",
+                  f"unknown unit type {tname!r}; known: {sorted(unit_types)}")
         utype = unit_types[tname]
         pos = spec.get("pos")
         if (
@@ -423,7 +424,8 @@ def _parse_units(specs, unit_types, terrain_types, flat_terrain, board, source) 
             _fail(source, f"{field}.pos",
                   f"({row}, {col}) is {flat_terrain[tile]!r}, which a {tname} cannot stand on")
         if tile in occupied:
-            _fail(source, f"{field}.pos", f"({row}, {col}) is already taken by units[{occupied[tile]}]")
+            _fail(source, f"{field}.pos",
+                  f"({row}, {col}) is already taken by units[{occupied[tile]}]")
         occupied[tile] = i
         leader = _bool(spec.get("leader", False), source, f"{field}.leader")
         hp = _number(spec.get("hp", utype.hp), source, f"{field}.hp", minimum=1, integer=True)

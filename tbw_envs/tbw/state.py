@@ -226,14 +226,23 @@ class TBWState:
         size = sc.board.size
         slot_base = sc.units[uid].slot * size
         enemies = [
-            (sc.units[e].slot, e) for e in sc.side_units[1 - sc.units[uid].side] if self.hp[e] > 0
+            (sc.units[e].slot, e, self.pos[e])
+            for e in sc.side_units[1 - sc.units[uid].side] if self.hp[e] > 0
         ]
+        utype = sc.units[uid].type
+        rmin, rmax = utype.range_min, utype.range_max
+        distance_table = sc.board.distance_table
+        check_sight = sc.line_of_sight and rmax > 1
         options = {}
         for tile in self._reachable(uid):
             base = (slot_base + tile) * (n + 1)
             acts = [base + n]
-            for k, e in enemies:
-                if self.can_attack_from(uid, tile, e):
+            distances = distance_table[tile]
+            # Inlined range test (the hot loop); can_attack_from is the readable twin.
+            for k, e, epos in enemies:
+                if rmin <= distances[epos] <= rmax and (
+                    not check_sight or self.can_attack_from(uid, tile, e)
+                ):
                     acts.append(base + k)
             options[tile] = tuple(acts)
         self._options[uid] = options
@@ -291,7 +300,9 @@ class TBWState:
                 f"but side {self.current_side} is to move"
             )
         if dest is None or len(dest) != 2 or not sc.board.in_bounds(*dest):
-            raise ValueError(f"encode_action: destination {dest!r} is not a (row, col) on the board")
+            raise ValueError(
+                f"encode_action: destination {dest!r} is not a (row, col) on the board"
+            )
         n = sc.units_per_side
         tile = sc.board.tile(*dest)
         if target is None:
@@ -370,9 +381,13 @@ class TBWState:
         tile = self.scenario.board.tile(*dest)
         acts = self._unit_options(uid).get(tile)
         if acts is None:
-            raise IllegalActionError(f"action {action}: {dest} is out of unit {uid}'s movement range")
+            raise IllegalActionError(
+                f"action {action}: {dest} is out of unit {uid}'s movement range"
+            )
         if self.occupant[tile] not in (-1, uid):
-            raise IllegalActionError(f"action {action}: {dest} is occupied by unit {self.occupant[tile]}")
+            raise IllegalActionError(
+                f"action {action}: {dest} is occupied by unit {self.occupant[tile]}"
+            )
         if action not in acts:
             raise IllegalActionError(
                 f"action {action}: unit {uid} at {dest} cannot attack unit {target} "

@@ -1,0 +1,69 @@
+"""Agents by name, so scripts and configs can say ``--agents greedy random``.
+
+A spec is ``name`` or ``name:key=value,key=value`` (values parsed as int, float or string),
+for example ``search:algorithm=exact`` or ``search:algorithm=alg5,budget=20000``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+def _random(**kw):
+    from agents.random_agent import RandomAgent
+
+    return RandomAgent(**kw)
+
+
+def _greedy(**kw):
+    from agents.greedy import GreedyAgent
+
+    return GreedyAgent(**kw)
+
+
+def _search(**kw):
+    from agents.tbw_search import TBWSearchAgent
+
+    kw.pop("seed", None)
+    return TBWSearchAgent(**kw)
+
+
+AGENT_FACTORIES: dict[str, Callable[..., Any]] = {
+    "random": _random,
+    "greedy": _greedy,
+    "search": _search,
+}
+
+
+def _parse_value(text: str):
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    name, _, params = spec.partition(":")
+    kwargs: dict[str, Any] = {}
+    for item in filter(None, params.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"agent spec {spec!r}: expected key=value, got {item!r}")
+        kwargs[key.strip()] = _parse_value(value.strip())
+    return name.strip(), kwargs
+
+
+def make_agent(spec: str, seed: int | None = None):
+    """Build an agent from a spec string; unknown names list the known ones."""
+    name, kwargs = parse_agent_spec(spec)
+    if name not in AGENT_FACTORIES:
+        raise ValueError(f"unknown agent {name!r}; known agents: {sorted(AGENT_FACTORIES)}")
+    try:
+        agent = AGENT_FACTORIES[name](seed=seed, **kwargs)
+    except TypeError as exc:
+        raise ValueError(f"agent spec {spec!r}: {exc}") from None
+    agent.name = spec
+    return agent

@@ -1,0 +1,100 @@
+"""Random-play throughput of the game cores and environments (uniform over legal actions).
+
+    python scripts/bench_envs.py                 # all, ~3 s per measurement
+    python scripts/bench_envs.py --seconds 10 --only tbw
+
+Rates are unit actions (TBW) or plies (Junqi) per second on one core. ``raw_env`` and ``env()``
+rows include building the observation and mask of every step (``env.last()``), as a learner
+would. Record figures in docs/benchmarks.md with the machine and this command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+TBW_SCENARIOS = ("duel_5v5_8x8", "battle_10v10_16x16")
+
+
+def bench_core(new_state, seconds: float, seed: int = 0) -> tuple[float, int]:
+    rng = random.Random(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = new_state()
+        while not state.is_terminal():
+            actions = state.legal_actions()
+            state.apply(actions[rng.randrange(len(actions))])
+            steps += 1
+        games += 1
+    return steps / (time.perf_counter() - start), games
+
+
+def bench_aec(make_env, seconds: float, seed: int = 0) -> tuple[float, int]:
+    rng = random.Random(seed)
+    env = make_env()
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=games)
+        for _agent in env.agent_iter():
+            obs, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.randrange(len(legal))]))
+            steps += 1
+        games += 1
+    return steps / (time.perf_counter() - start), games
+
+
+def run_tbw(seconds: float) -> list[tuple[str, str, float, int]]:
+    from tbw_envs import tbw_v0
+    from tbw_envs.tbw import load_scenario
+
+    rows = []
+    for name in TBW_SCENARIOS:
+        scenario = load_scenario(name)
+        rate, games = bench_core(scenario.initial_state, seconds)
+        rows.append((f"tbw {name}", "core", rate, games))
+        rate, games = bench_aec(lambda n=name: tbw_v0.raw_env(scenario=n), seconds)
+        rows.append((f"tbw {name}", "raw_env", rate, games))
+        rate, games = bench_aec(lambda n=name: tbw_v0.env(scenario=n), seconds)
+        rows.append((f"tbw {name}", "env()", rate, games))
+    return rows
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
+    parser.add_argument("--only", choices=["tbw", "junqi"], default=None)
+    args = parser.parse_args(argv)
+    print(f"python {platform.python_version()} on {platform.machine()}, "
+          f"{platform.processor() or 'unknown cpu'}; {args.seconds:g} s per row")
+    rows = []
+    if args.only in (None, "tbw"):
+        rows += run_tbw(args.seconds)
+    if args.only in (None, "junqi"):
+        try:
+            from scripts.bench_junqi import run_junqi
+        except ImportError:
+            run_junqi = None
+        if run_junqi is not None:
+            rows += run_junqi(args.seconds)
+    print(f"{'game':<32}{'layer':<10}{'steps/s':>12}{'games':>8}")
+    for game, layer, rate, games in rows:
+        print(f"{game:<32}{layer:<10}{rate:>12,.0f}{games:>8}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,250 @@
+"""The TBW PettingZoo env and the single-agent Gymnasium wrapper, against the libraries'
+own checkers and our conventions (DESIGN section 2)."""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, render_test, seed_test
+
+import tbw_envs  # noqa: F401 - registers the envs
+from agents import RandomAgent
+from tbw_envs import tbw_v0
+from tbw_envs.tbw import END_TURN, load_scenario
+from tbw_envs.wrappers import SingleAgentEnv, make_tbw_single
+
+SCENARIOS = ["duel_5v5_8x8", "hex_skirmish", "paper_figure3", "open_solo_4"]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_pettingzoo_api_test(scenario):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(tbw_v0.env(scenario=scenario), num_cycles=300)
+
+
+@pytest.mark.parametrize("scenario", ["duel_5v5_8x8", "hex_skirmish"])
+def test_pettingzoo_seed_test(scenario):
+    seed_test(functools.partial(tbw_v0.env, scenario=scenario), num_cycles=300)
+
+
+def test_pettingzoo_render_test(capsys):
+    render_test(functools.partial(tbw_v0.env, scenario="duel_5v5_8x8"))
+    assert "duel_5v5_8x8" in capsys.readouterr().out  # human mode prints the board
+
+
+def test_rgb_array_shows_units_and_terrain():
+    env = tbw_v0.env(scenario="duel_5v5_8x8", render_mode="rgb_array")
+    env.reset()
+    img = env.render()
+    assert img.dtype == np.uint8 and img.shape == (8 * 32, 8 * 32, 3)
+    # A side-0 unit stands on (7, 1): the tile centre is red-dominant; (0, 0) is plain terrain.
+    centre = img[7 * 32 + 12, 1 * 32 + 20]
+    assert centre[0] > 150 and centre[2] < 100
+    assert tuple(img[16, 16]) != tuple(centre)
+
+
+def test_registered_with_both_registries():
+    import pettingzoo
+
+    aec = pettingzoo.make("aec", "tbw_envs/tbw-v0", scenario="hex_skirmish")
+    aec.reset()
+    assert aec.unwrapped.scenario.name == "hex_skirmish"
+    single = gymnasium.make("tbw_envs/TBWSingle-v0", scenario="paper_figure3")
+    obs, _ = single.reset(seed=1)
+    assert single.observation_space.contains(obs)
+
+
+@pytest.mark.parametrize("learner_seat", [0, 1])
+def test_single_agent_wrapper_passes_check_env(learner_seat):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(make_tbw_single(learner_seat=learner_seat), skip_render_check=True)
+
+
+def test_observation_and_action_frames_are_rotated_for_player_1():
+    """The same formation seen from either seat gives the same planes and the same mask, so one
+    policy can play both seats: mirror the duel map's armies onto a symmetric board."""
+    spec = {
+        "board": {"topology": "square4", "rows": 5, "cols": 4},
+        "unit_types": {"s": {"hp": 5, "atk": 2, "move": 1, "range": [1, 1]}},
+        "units": [
+            {"side": 0, "type": "s", "pos": [4, 0]}, {"side": 0, "type": "s", "pos": [3, 2]},
+            {"side": 1, "type": "s", "pos": [0, 3]}, {"side": 1, "type": "s", "pos": [1, 1]},
+        ],
+        "max_turns": 5,
+    }
+    env = tbw_v0.raw_env(scenario=spec)
+    env.reset()
+    obs0 = env.observe("player_0")
+    env.step(env.encode_action(END_TURN))
+    obs1 = env.observe("player_1")
+    np.testing.assert_array_equal(obs0["action_mask"], obs1["action_mask"])
+    # Same round, nobody has acted: every plane matches, terrain and turn progress included.
+    np.testing.assert_array_equal(obs0["observation"], obs1["observation"])
+    # An action id means the mirrored move in each frame.
+    action = int(np.flatnonzero(obs1["action_mask"])[0])
+    uid, dest, target = env.decode_action(action, "player_1")
+    state = load_scenario(spec).initial_state()
+    uid0, dest0, _ = state.decode_action(action)
+    assert dest == (4 - dest0[0], 3 - dest0[1])
+    assert env.scenario.units[uid].slot == env.scenario.units[uid0].slot
+    assert target is None
+
+
+def test_without_flip_actions_are_absolute():
+    env = tbw_v0.raw_env(scenario="duel_5v5_8x8", flip_perspective=False)
+    env.reset()
+    env.step(env.encode_action(END_TURN))
+    state_view = env.view("player_1")
+    mask = env.action_mask("player_1")
+    assert set(np.flatnonzero(mask).tolist()) == set(state_view.legal_actions())
+
+
+def test_mask_is_exactly_the_legal_set_for_each_agent():
+    env = tbw_v0.raw_env(scenario="duel_5v5_8x8")
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(120):
+        if env.terminations["player_0"]:
+            break
+        agent = env.agent_selection
+        other = "player_1" if agent == "player_0" else "player_0"
+        mask = env.observe(agent)["action_mask"]
+        assert env.observe(other)["action_mask"].sum() == 0
+        core_legal = env.view(agent).legal_actions()
+        assert sorted(env.to_core_action(agent, a) for a in np.flatnonzero(mask)) == core_legal
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+def test_illegal_action_in_raw_env_names_the_action_and_keeps_state():
+    env = tbw_v0.raw_env(scenario="duel_5v5_8x8")
+    env.reset()
+    before = env.state().copy()
+    illegal = int(np.flatnonzero(env.action_mask() == 0)[0])
+    with pytest.raises(ValueError, match=rf"illegal action {illegal}.*legal actions"):
+        env.step(illegal)
+    with pytest.raises(ValueError, match="out of range"):
+        env.step(10**9)
+    with pytest.raises(ValueError, match="must be an int"):
+        env.step("north")
+    np.testing.assert_array_equal(env.state(), before)
+
+
+def test_illegal_action_in_wrapped_env_ends_game_with_penalty():
+    env = tbw_v0.env(scenario="duel_5v5_8x8")
+    env.reset()
+    illegal = int(np.flatnonzero(env.observe("player_0")["action_mask"] == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(illegal)
+    assert env.terminations["player_0"] and env.rewards["player_0"] == -1
+
+
+def test_bad_constructor_and_reset_arguments():
+    with pytest.raises(ValueError, match="unknown scenario 'nope'"):
+        tbw_v0.raw_env(scenario="nope")
+    with pytest.raises(ValueError, match="render_mode"):
+        tbw_v0.raw_env(render_mode="pygame")
+    env = tbw_v0.raw_env()
+    with pytest.raises(TypeError, match="seed must be an int"):
+        env.reset(seed="7")
+    with pytest.raises(TypeError, match="seed must be an int"):
+        env.reset(seed=1.5)
+    with pytest.raises(ValueError, match="unknown agent 'player_2'"):
+        env.observe("player_2")
+    with pytest.raises(ValueError, match="make a new env"):
+        env.reset(options={"scenario": "battle_10v10_16x16"})
+
+
+def test_reset_can_switch_to_a_scenario_of_the_same_shape():
+    env = tbw_v0.raw_env(scenario="duel_5v5_8x8")
+    swapped = load_scenario("duel_5v5_8x8")
+    spec = {
+        "name": "duel_variant",
+        "board": {"topology": "square4", "terrain": ["........"] * 8, "legend": {".": "plain"}},
+        "terrain": {"plain": {"cost": 1}, "mountain": {"passable": False},
+                    "water": {"passable": False, "shoot_over": True}},
+        "unit_types": {"s": {"hp": 5, "atk": 2, "move": 2, "range": [1, 1]},
+                       "a": {"hp": 5, "atk": 2, "move": 2, "range": [2, 2]},
+                       "k": {"hp": 5, "atk": 2, "move": 2, "range": [1, 1]}},
+        "units": [{"side": u.side, "type": "s", "pos": [u.row, u.col]} for u in swapped.units],
+    }
+    env.reset(options={"scenario": spec})
+    assert env.scenario.name == "duel_variant"
+    assert env.observe("player_0")["action_mask"].sum() > 0
+
+
+def test_rewards_go_to_both_players_at_the_end():
+    env = tbw_v0.raw_env(scenario="paper_figure3")
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    totals = {"player_0": 0.0, "player_1": 0.0}
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, _ = env.last()
+        totals[agent] += reward
+        if terminated or truncated:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert sorted(totals.values()) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+def test_state_is_omniscient_and_independent_of_seat():
+    env = tbw_v0.raw_env(scenario="duel_5v5_8x8")
+    env.reset()
+    assert env.state_space.contains(env.state())
+    assert env.state().shape[0] == env.observation_space("player_0")["observation"].shape[0] + 1
+
+
+def test_wrapper_with_agent_opponent_and_illegal_modes():
+    env = SingleAgentEnv(tbw_v0.raw_env(scenario="duel_5v5_8x8"), opponent=RandomAgent(),
+                         learner_seat=1, illegal_action="raise")
+    obs, info = env.reset(seed=5)
+    assert info["learner"] == "player_1"
+    mask = env.action_masks()
+    assert mask.dtype == bool and mask.any()
+    with pytest.raises(ValueError, match="illegal action"):
+        env.step(int(np.flatnonzero(~mask)[0]))
+    lose = make_tbw_single(illegal_action="lose")
+    lose.reset(seed=0)
+    _, reward, terminated, _, info = lose.step(int(np.flatnonzero(~lose.action_masks())[0]))
+    assert (reward, terminated, info["illegal_action"]) == (-1.0, True, True)
+    with pytest.raises(RuntimeError, match="reset"):
+        lose.step(0)
+
+
+def test_wrapper_plays_full_games_with_masked_random_learner():
+    env = make_tbw_single(scenario="paper_figure3", learner_seat="alternate",
+                          opponent=lambda obs, mask: int(np.flatnonzero(mask)[-1]))
+    rng = np.random.default_rng(0)
+    seats = set()
+    for episode in range(4):
+        obs, info = env.reset(seed=episode)
+        seats.add(info["learner"])
+        done = False
+        while not done:
+            action = int(rng.choice(np.flatnonzero(env.action_masks())))
+            obs, reward, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+        assert reward in (-1.0, 0.0, 1.0)
+    assert seats == {"player_0", "player_1"}
+
+
+def test_maskable_ppo_smoke():
+    """MaskablePPO runs on the wrapper without ActionMasker (when the train extra is there)."""
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    env = make_tbw_single(scenario="paper_figure3")
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0,
+                        device="cpu")
+    model.learn(128)
+    obs, _ = env.reset(seed=0)
+    action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
+    assert env.action_masks()[int(action)]
