@@ -439,9 +439,10 @@ class TBWState:
         self._legal = None
         self.current_side = 1 - self.current_side
         if self.current_side == sc.first_side:
-            self.turn += 1
-            if self.turn > sc.max_turns:
+            if self.turn >= sc.max_turns:
                 self._finish_at_turn_limit()
+            else:
+                self.turn += 1
 
     def _finish_at_turn_limit(self) -> None:
         self.terminal = True
