@@ -1,0 +1,552 @@
+"""The true game state (the referee's view) and the forward model agents search.
+
+The state is flat lists indexed by post, so ``clone`` is a handful of list copies. Alongside the
+true pieces it keeps, for each player, what that player may deduce about the opponent's pieces
+(``possible`` type masks); those are updated only from public results and the observer's own
+piece types, so a view can hand them out without leaking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+
+from tbw_envs.junqi.board import NUM_POSTS, parse_post, post_name
+from tbw_envs.junqi.layout import (
+    DEPLOY_CELLS,
+    Layout,
+    cell_allows,
+    cell_to_post,
+    coerce_layout,
+    deployment_choices,
+    post_to_cell,
+)
+from tbw_envs.junqi.moves import EMPTY, MoveGenerator
+from tbw_envs.junqi.pieces import (
+    ALL_TYPES_MASK,
+    ARMY_SIZE,
+    ATTACKER_LOST,
+    ATTACKER_WON,
+    ENGINEER,
+    FLAG,
+    MARSHAL,
+    MOBILE_MASK,
+    MOVED,
+    NO_PIECE,
+    NUM_PIECE_TYPES,
+    PIECE_NAMES,
+    RESULT_NAMES,
+    combat_table,
+    piece_kind,
+)
+from tbw_envs.junqi.rules import JunqiRules, load_rules
+
+NUM_MOVE_ACTIONS = NUM_POSTS * NUM_POSTS  # 3600
+DEPLOY_ACTION_BASE = NUM_MOVE_ACTIONS
+NUM_ACTIONS = NUM_MOVE_ACTIONS + NUM_PIECE_TYPES  # 3612
+
+DEPLOY, PLAY = "deploy", "play"
+
+# Why a game ended (``state.end_reason``).
+FLAG_CAPTURED = "flag_captured"
+NO_LEGAL_MOVE = "no_legal_move"
+NO_LEGAL_MOVE_BOTH = "no_legal_move_both"
+NO_COLLISION_LIMIT = "no_collision_limit"
+TOTAL_PLY_LIMIT = "total_ply_limit"
+PLY_CAP = "ply_cap"
+END_REASONS = (
+    FLAG_CAPTURED, NO_LEGAL_MOVE, NO_LEGAL_MOVE_BOTH, NO_COLLISION_LIMIT, TOTAL_PLY_LIMIT, PLY_CAP
+)  # fmt: skip
+
+
+class PlyRecord(NamedTuple):
+    """One ply as the referee announces it to both players."""
+
+    player: int
+    from_post: int
+    to_post: int
+    result: int  # MOVED, ATTACKER_WON, ATTACKER_LOST or BOTH_REMOVED
+    # The move was impossible for any piece but an engineer (a turn or route on the railroad).
+    engineer_only: bool
+
+    def describe(self) -> str:
+        return (
+            f"player {self.player}: {post_name(self.from_post)}-{post_name(self.to_post)} "
+            f"{RESULT_NAMES[self.result]}"
+        )
+
+
+_RULE_TABLES: dict[JunqiRules, tuple[MoveGenerator, tuple]] = {}
+
+
+def _tables(rules: JunqiRules) -> tuple[MoveGenerator, tuple]:
+    tables = _RULE_TABLES.get(rules)
+    if tables is None:
+        tables = _RULE_TABLES[rules] = (MoveGenerator(rules), combat_table(rules))
+    return tables
+
+
+def as_action(action) -> int:
+    """An action as a plain int; rejects bools, floats and other non-integers by name."""
+    if isinstance(action, (bool, np.bool_)):
+        raise ValueError(f"action must be an integer, got bool {action!r}")
+    if (
+        isinstance(action, (int, np.integer))
+        or isinstance(action, np.ndarray)
+        and action.shape == ()
+        and action.dtype.kind in "iu"
+    ):
+        action = int(action)
+    else:
+        raise ValueError(f"action must be an integer, got {type(action).__name__} {action!r}")
+    if not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action {action} out of range 0-{NUM_ACTIONS - 1}")
+    return action
+
+
+def encode_action(from_post, to_post) -> int:
+    """Move action of ``from_post`` -> ``to_post`` (ints 0-59 or names like 'K0')."""
+    return parse_post(from_post) * NUM_POSTS + parse_post(to_post)
+
+
+def decode_action(action) -> tuple[int, int]:
+    """``(from_post, to_post)`` of a move action; deployment actions have no posts."""
+    action = as_action(action)
+    if action >= DEPLOY_ACTION_BASE:
+        raise ValueError(
+            f"action {action} is a deployment action (piece "
+            f"{PIECE_NAMES[action - DEPLOY_ACTION_BASE]}), not a move; see deploy_action_piece()"
+        )
+    return divmod(action, NUM_POSTS)
+
+
+def deploy_action(piece) -> int:
+    return DEPLOY_ACTION_BASE + piece_kind(piece)
+
+
+def deploy_action_piece(action) -> int:
+    action = as_action(action)
+    if action < DEPLOY_ACTION_BASE:
+        raise ValueError(f"action {action} is a move, not a deployment action")
+    return action - DEPLOY_ACTION_BASE
+
+
+def describe_action(action: int) -> str:
+    if action >= DEPLOY_ACTION_BASE:
+        return f"deploy {PIECE_NAMES[action - DEPLOY_ACTION_BASE]}"
+    from_post, to_post = divmod(action, NUM_POSTS)
+    return f"{post_name(from_post)}-{post_name(to_post)}"
+
+
+def deployment_masks() -> tuple[list[int], list[int]]:
+    """Per player, the type mask a newly deployed opponent piece may have on each post, from the
+    public deployment constraints alone."""
+    masks: tuple[list[int], list[int]] = ([0] * NUM_POSTS, [0] * NUM_POSTS)
+    for owner in (0, 1):
+        for post in range(NUM_POSTS):
+            cell = post_to_cell(post, owner)
+            if cell is None:
+                continue
+            mask = 0
+            for kind in range(NUM_PIECE_TYPES):
+                if cell_allows(cell, kind):
+                    mask |= 1 << kind
+            masks[owner][post] = mask
+    return masks
+
+
+_DEPLOYMENT_MASKS = deployment_masks()
+
+
+class JunqiState:
+    """Two-player Junqi. Player 0 owns rows G-L and moves first; player 1 owns rows A-F."""
+
+    __slots__ = (
+        "rules", "_moves", "_combat", "owner", "kind", "moved", "possible", "flag_revealed",
+        "history", "current_player", "phase", "ply", "quiet_plies", "winner", "end_reason",
+        "_legal", "_placed",
+    )  # fmt: skip
+
+    def __init__(self, rules: str | dict | JunqiRules | None = "ccgc"):
+        """An empty board; use ``initial``, ``from_pieces`` or ``new_deployment``."""
+        self.rules = load_rules(rules)
+        self._moves, self._combat = _tables(self.rules)
+        self.owner = [EMPTY] * NUM_POSTS
+        self.kind = [NO_PIECE] * NUM_POSTS
+        self.moved = [False] * NUM_POSTS
+        # possible[observer][post]: types the opponent piece on ``post`` may have, as far as
+        # ``observer`` can tell; zero where no opponent piece stands.
+        self.possible = [[0] * NUM_POSTS, [0] * NUM_POSTS]
+        self.flag_revealed: list[int | None] = [None, None]
+        self.history: list[PlyRecord] = []
+        self.current_player = 0
+        self.phase = PLAY
+        self.ply = 0
+        self.quiet_plies = 0
+        self.winner: int | None = None
+        self.end_reason: str | None = None
+        self._legal: list[int] = []
+        self._placed: list[list[int]] = [[], []]
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_pieces(
+        cls,
+        pieces: Mapping,
+        to_move: int = 0,
+        rules: str | dict | JunqiRules | None = "ccgc",
+        revealed_flags: tuple[int, ...] = (),
+    ) -> JunqiState:
+        """Any position, without deployment checks: ``{"K0": (0, "engineer"), ...}``.
+
+        Every piece counts as unmoved and the opponent may suspect any type of it. The flags of
+        the players in ``revealed_flags`` start announced (as if their marshal had been removed).
+        """
+        if not isinstance(pieces, Mapping):
+            raise ValueError(f"pieces must be a mapping post -> (player, piece), got {pieces!r}")
+        if to_move not in (0, 1) or isinstance(to_move, bool):
+            raise ValueError(f"to_move must be 0 or 1, got {to_move!r}")
+        state = cls(rules)
+        for post_spec, entry in pieces.items():
+            post = parse_post(post_spec)
+            if not isinstance(entry, (tuple, list)) or len(entry) != 2:
+                raise ValueError(
+                    f"piece on {post_name(post)} must be (player, piece name), got {entry!r}"
+                )
+            player, name = entry
+            if player not in (0, 1) or isinstance(player, bool):
+                raise ValueError(f"piece on {post_name(post)}: player must be 0 or 1: {player!r}")
+            if state.owner[post] != EMPTY:
+                raise ValueError(f"post {post_name(post)} given twice")
+            state.owner[post] = player
+            state.kind[post] = piece_kind(name)
+            state.possible[1 - player][post] = ALL_TYPES_MASK
+        state.current_player = to_move
+        for side in revealed_flags:
+            if side not in (0, 1):
+                raise ValueError(f"revealed_flags holds players 0 and 1, got {side!r}")
+            state._reveal_flag(side)
+        state._start_turn(previous_mover=1 - to_move, flag_taken=False)
+        return state
+
+    @classmethod
+    def initial(cls, layouts, rules: str | dict | JunqiRules | None = "ccgc") -> JunqiState:
+        """Start of play from two layouts (each validated): a pair ``(layout_0, layout_1)`` or a
+        dict keyed by 0/1 or 'player_0'/'player_1'. A layout is a Layout, layout text, a bundled
+        layout name or path, or 6 rows of 5 tokens (see ``tbw_envs.junqi.layout``)."""
+        pair = _layout_pair(layouts)
+        state = cls(rules)
+        for player, layout in enumerate(pair):
+            for post, kind in layout.pieces(player).items():
+                state.owner[post] = player
+                state.kind[post] = kind
+            state._placed[player] = [layout.cells[cell] for cell in DEPLOY_CELLS]
+        state._begin_play()
+        return state
+
+    @classmethod
+    def random_initial(cls, rng=None, rules: str | dict | JunqiRules | None = "ccgc"):
+        """Start of play from two uniformly random legal layouts."""
+        from tbw_envs.junqi.layout import _as_random, random_layout
+
+        rand = _as_random(rng)
+        return cls.initial((random_layout(rand), random_layout(rand)), rules)
+
+    @classmethod
+    def new_deployment(cls, rules: str | dict | JunqiRules | None = "ccgc") -> JunqiState:
+        """An empty board in the deployment phase: players alternate, each filling its own posts
+        in the fixed order ``layout.DEPLOY_CELLS`` with deployment actions (one per piece type);
+        player 0 deploys first and, once all 50 pieces stand, moves first."""
+        state = cls(rules)
+        state.phase = DEPLOY
+        state._legal = state._deployment_actions(0)
+        return state
+
+    def _begin_play(self) -> None:
+        self.phase = PLAY
+        for observer in (0, 1):
+            masks = _DEPLOYMENT_MASKS[1 - observer]
+            self.possible[observer] = [
+                masks[post] if self.owner[post] == 1 - observer else 0 for post in range(NUM_POSTS)
+            ]
+        self.current_player = 0
+        self._start_turn(previous_mover=1, flag_taken=False)
+
+    # ------------------------------------------------------------------ queries
+    def clone(self) -> JunqiState:
+        other = JunqiState.__new__(JunqiState)
+        other.rules = self.rules
+        other._moves = self._moves
+        other._combat = self._combat
+        other.owner = self.owner[:]
+        other.kind = self.kind[:]
+        other.moved = self.moved[:]
+        other.possible = [self.possible[0][:], self.possible[1][:]]
+        other.flag_revealed = self.flag_revealed[:]
+        other.history = self.history[:]
+        other.current_player = self.current_player
+        other.phase = self.phase
+        other.ply = self.ply
+        other.quiet_plies = self.quiet_plies
+        other.winner = self.winner
+        other.end_reason = self.end_reason
+        other._legal = self._legal[:]
+        other._placed = [self._placed[0][:], self._placed[1][:]]
+        return other
+
+    def legal_actions(self) -> list[int]:
+        return self._legal[:]
+
+    def legal_action_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[self._legal] = 1
+        return mask
+
+    def is_terminal(self) -> bool:
+        return self.end_reason is not None
+
+    def returns(self) -> list[int]:
+        """``[r0, r1]``: +1 win, -1 loss, 0 draw or game not over."""
+        if self.winner is None:
+            return [0, 0]
+        return [1, -1] if self.winner == 0 else [-1, 1]
+
+    encode_action = staticmethod(encode_action)
+    decode_action = staticmethod(decode_action)
+
+    def piece_at(self, post) -> tuple[int, str] | None:
+        post = parse_post(post)
+        if self.owner[post] == EMPTY:
+            return None
+        return self.owner[post], PIECE_NAMES[self.kind[post]]
+
+    def pieces(self) -> dict[str, tuple[int, str]]:
+        """All pieces as ``{post name: (player, piece name)}`` (the format of ``from_pieces``)."""
+        return {
+            post_name(post): (self.owner[post], PIECE_NAMES[self.kind[post]])
+            for post in range(NUM_POSTS)
+            if self.owner[post] != EMPTY
+        }
+
+    def piece_counts(self, player: int) -> list[int]:
+        counts = [0] * NUM_PIECE_TYPES
+        for post in range(NUM_POSTS):
+            if self.owner[post] == player:
+                counts[self.kind[post]] += 1
+        return counts
+
+    def destinations(self, post) -> list[int]:
+        """Posts the piece on ``post`` may move to now, whoever's turn it is."""
+        return self._moves.destinations(self.owner, self.kind, parse_post(post))
+
+    def view(self, player: int):
+        """What ``player`` may know (see ``JunqiView``)."""
+        from tbw_envs.junqi.view import JunqiView
+
+        return JunqiView.of_state(self, player)
+
+    def __repr__(self) -> str:
+        status = (
+            f"over ({self.end_reason}, winner {self.winner})"
+            if self.is_terminal()
+            else (f"player {self.current_player} to move")
+        )
+        return f"<JunqiState {self.rules.name} {self.phase} ply {self.ply}: {status}>"
+
+    def render_text(self, player: int | None = None) -> str:
+        from tbw_envs.junqi.render import render_ansi
+
+        return render_ansi(self if player is None else self.view(player))
+
+    # ------------------------------------------------------------------ transitions
+    def apply(self, action) -> int:
+        """Play one action for ``current_player``; returns the ply's result code (MOVED for a
+        deployment action). Raises ValueError, leaving the state unchanged, if it is illegal."""
+        action = as_action(action)
+        if self.end_reason is not None:
+            raise ValueError(f"action {action}: the game is over ({self.end_reason})")
+        legal = self._legal
+        if action not in legal:
+            raise ValueError(
+                f"illegal action {action} ({describe_action(action)}) for player "
+                f"{self.current_player} in the {self.phase} phase; {len(legal)} legal actions"
+            )
+        if self.phase == DEPLOY:
+            self._apply_deployment(action - DEPLOY_ACTION_BASE)
+            return MOVED
+        return self._apply_move(action)
+
+    def _apply_deployment(self, kind: int) -> None:
+        player = self.current_player
+        placed = self._placed[player]
+        post = cell_to_post(DEPLOY_CELLS[len(placed)], player)
+        self.owner[post] = player
+        self.kind[post] = kind
+        placed.append(kind)
+        if len(self._placed[0]) == ARMY_SIZE and len(self._placed[1]) == ARMY_SIZE:
+            self._begin_play()
+            return
+        self.current_player = 1 - player
+        self._legal = self._deployment_actions(self.current_player)
+
+    def _deployment_actions(self, player: int) -> list[int]:
+        return [DEPLOY_ACTION_BASE + kind for kind in deployment_choices(self._placed[player])]
+
+    def _apply_move(self, action: int) -> int:
+        owner, kind = self.owner, self.kind
+        mover = self.current_player
+        opponent = 1 - mover
+        from_post, to_post = divmod(action, NUM_POSTS)
+        attacker = kind[from_post]
+        defender = kind[to_post]
+        engineer_only = attacker == ENGINEER and not self._moves.non_engineer_can_reach(
+            owner, from_post, to_post
+        )
+        # What the mover's opponent knows of the moving piece, before it leaves its post.
+        seen_attacker = self.possible[opponent][from_post] & MOBILE_MASK
+        if engineer_only:
+            seen_attacker &= 1 << ENGINEER
+        self.possible[opponent][from_post] = 0
+        self.moved[from_post] = False
+        owner[from_post] = EMPTY
+        kind[from_post] = NO_PIECE
+
+        if defender == NO_PIECE:
+            result = MOVED
+            owner[to_post] = mover
+            kind[to_post] = attacker
+            self.moved[to_post] = True
+            self.possible[opponent][to_post] = seen_attacker
+        else:
+            result = self._combat[attacker][defender]
+            combat = self._combat
+            if result == ATTACKER_WON:
+                owner[to_post] = mover
+                kind[to_post] = attacker
+                self.moved[to_post] = True
+                # The opponent knows its own defender, so it learns which types beat it.
+                self.possible[opponent][to_post] = seen_attacker & _beats_mask(combat, defender)
+                self.possible[mover][to_post] = 0
+            elif result == ATTACKER_LOST:
+                # The mover knows its attacker, so it learns which types stop it.
+                self.possible[mover][to_post] &= _stops_mask(combat, attacker)
+            else:
+                owner[to_post] = EMPTY
+                kind[to_post] = NO_PIECE
+                self.moved[to_post] = False
+                self.possible[mover][to_post] = 0
+            if self.rules.flag_revealed_on_marshal_death:
+                if attacker == MARSHAL and result != ATTACKER_WON:
+                    self._marshal_removed(mover)
+                if defender == MARSHAL and result != ATTACKER_LOST:
+                    self._marshal_removed(opponent)
+
+        self.history.append(PlyRecord(mover, from_post, to_post, result, engineer_only))
+        self.ply += 1
+        self.quiet_plies = self.quiet_plies + 1 if result == MOVED else 0
+        self.current_player = opponent
+        flag_taken = defender == FLAG and result != ATTACKER_LOST
+        self._start_turn(previous_mover=mover, flag_taken=flag_taken)
+        return result
+
+    def _marshal_removed(self, side: int) -> None:
+        # Custom positions may hold several marshals; the announcement comes with the last one.
+        if MARSHAL not in self._kinds_of(side):
+            self._reveal_flag(side)
+
+    def _reveal_flag(self, side: int) -> None:
+        """Announce ``side``'s flag post (its Field Marshal is gone); the other side now knows
+        that post holds the flag, no other post does, and no piece of ``side`` is the marshal."""
+        flag_post = next(
+            (p for p in range(NUM_POSTS) if self.owner[p] == side and self.kind[p] == FLAG), None
+        )
+        observer_masks = self.possible[1 - side]
+        for post in range(NUM_POSTS):
+            if observer_masks[post]:
+                observer_masks[post] &= ~((1 << FLAG) | (1 << MARSHAL))
+        if flag_post is not None:
+            self.flag_revealed[side] = flag_post
+            observer_masks[flag_post] = 1 << FLAG
+
+    def _start_turn(self, previous_mover: int, flag_taken: bool) -> None:
+        """Settle the end-of-game rules in CCGC order, then cache the legal moves."""
+        self._legal = []
+        rules = self.rules
+        if flag_taken:
+            self._end(previous_mover, FLAG_CAPTURED)
+            return
+        legal = self._moves.legal_moves(self.owner, self.kind, self.current_player)
+        if not legal:
+            if self._moves.legal_moves(self.owner, self.kind, previous_mover):
+                self._end(previous_mover, NO_LEGAL_MOVE)
+            else:
+                self._end(None, NO_LEGAL_MOVE_BOTH)
+            return
+        if rules.no_collision_limit is not None and self.quiet_plies >= rules.no_collision_limit:
+            loser_moves_next = rules.no_collision_result == "side_to_move_loses"
+            self._end(1 - self.current_player if loser_moves_next else None, NO_COLLISION_LIMIT)
+            return
+        if rules.total_ply_limit is not None and self.ply >= rules.total_ply_limit:
+            self._end(None, TOTAL_PLY_LIMIT)
+            return
+        if self.ply >= rules.ply_cap:
+            self._end(None, PLY_CAP)
+            return
+        self._legal = legal
+
+    def _end(self, winner: int | None, reason: str) -> None:
+        self.winner = winner
+        self.end_reason = reason
+        self._legal = []
+
+    def _kinds_of(self, player: int) -> list[int]:
+        return [self.kind[p] for p in range(NUM_POSTS) if self.owner[p] == player]
+
+
+_BEATS_CACHE: dict[tuple, list[int]] = {}
+_STOPS_CACHE: dict[tuple, list[int]] = {}
+
+
+def _beats_mask(combat: tuple, defender: int) -> int:
+    """Types that win when attacking ``defender``."""
+    masks = _BEATS_CACHE.get(combat)
+    if masks is None:
+        masks = _BEATS_CACHE[combat] = [
+            sum(1 << a for a in range(NUM_PIECE_TYPES) if combat[a][d] == ATTACKER_WON)
+            for d in range(NUM_PIECE_TYPES)
+        ]
+    return masks[defender]
+
+
+def _stops_mask(combat: tuple, attacker: int) -> int:
+    """Defender types against which ``attacker`` loses and the defender stays."""
+    masks = _STOPS_CACHE.get(combat)
+    if masks is None:
+        masks = _STOPS_CACHE[combat] = [
+            sum(1 << d for d in range(NUM_PIECE_TYPES) if combat[a][d] == ATTACKER_LOST)
+            for a in range(NUM_PIECE_TYPES)
+        ]
+    return masks[attacker]
+
+
+def _layout_pair(layouts) -> tuple[Layout, Layout]:
+    if isinstance(layouts, Mapping):
+        keys = set(layouts)
+        for names in ((0, 1), ("player_0", "player_1")):
+            if keys == set(names):
+                return tuple(  # type: ignore[return-value]
+                    coerce_layout(layouts[key], f"layout of player {i}")
+                    for i, key in enumerate(names)
+                )
+        raise ValueError(
+            "layouts dict needs keys 0 and 1 or 'player_0' and 'player_1', "
+            f"got {sorted(keys, key=str)}"
+        )
+    if isinstance(layouts, (list, tuple)) and len(layouts) == 2:
+        return (
+            coerce_layout(layouts[0], "layout of player 0"),
+            coerce_layout(layouts[1], "layout of player 1"),
+        )
+    raise ValueError("layouts must be a pair (player 0, player 1) or a dict keyed by player")

@@ -1,0 +1,225 @@
+"""Two-player Junqi as a PettingZoo AEC environment (``junqi_v0``).
+
+Observations come from the acting player's view of the game core only (``JunqiState.view``), so
+they hide exactly what the rules hide. Everything is in the observing player's frame: the top
+player (``player_1``) sees the board turned half a turn, and its actions are in that turned frame
+too (move ``a`` of player_1 is absolute move ``3599 - a``). ``encode_action`` / ``decode_action``
+translate between absolute posts and an agent's actions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from tbw_envs.junqi import JunqiState, load_rules, parse_post
+from tbw_envs.junqi.encoding import (
+    OBSERVATION_SHAPE,
+    STATE_SHAPE,
+    action_to_absolute,
+    legal_mask_in_frame,
+    observation_planes,
+    state_planes,
+)
+from tbw_envs.junqi.render import render_ansi, render_rgb
+from tbw_envs.junqi.state import NUM_ACTIONS, NUM_MOVE_ACTIONS, as_action, describe_action
+
+AGENTS = ("player_0", "player_1")
+DEPLOYMENT_MODES = ("random", "agents")
+
+
+def env(**kwargs) -> AECEnv:
+    """``raw_env`` with PettingZoo's standard wrappers: an illegal action ends the game with -1
+    for the player who made it (TerminateIllegalWrapper), out-of-range actions assert, and the
+    API order is enforced."""
+    wrapped = raw_env(**kwargs)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+class raw_env(AECEnv):
+    """Junqi AEC env.
+
+    Args:
+        rules: rule-set name, YAML path, dict or JunqiRules (default "ccgc").
+        deployment: "random" draws uniformly random legal layouts at reset; "agents" makes each
+            player fill its own posts in a fixed order with deployment actions (3600 + piece type)
+            before play starts.
+        render_mode: None, "ansi" or "rgb_array".
+        render_perspective: None renders the full board; "player_0" / "player_1" renders what
+            that player may know.
+    """
+
+    metadata = {
+        "render_modes": ["ansi", "rgb_array"],
+        "name": "junqi_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self,
+        rules: Any = "ccgc",
+        deployment: str = "random",
+        render_mode: str | None = None,
+        render_perspective: str | None = None,
+    ):
+        super().__init__()
+        if deployment not in DEPLOYMENT_MODES:
+            raise ValueError(f"deployment must be 'random' or 'agents', got {deployment!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        if render_perspective is not None and render_perspective not in AGENTS:
+            raise ValueError(
+                f"render_perspective must be None or an agent name: {render_perspective!r}"
+            )
+        self.rules = load_rules(rules)
+        self.deployment = deployment
+        self.render_mode = render_mode
+        self.render_perspective = render_perspective
+        self.possible_agents = list(AGENTS)
+        self.agent_name_mapping = {name: index for index, name in enumerate(AGENTS)}
+        self._observation_spaces = {
+            name: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, OBSERVATION_SHAPE, dtype=np.float32),
+                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+                }
+            )
+            for name in AGENTS
+        }
+        self._action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in AGENTS}
+        self.state_space = spaces.Box(0.0, 1.0, STATE_SHAPE, dtype=np.float32)
+        self.game: JunqiState | None = None
+        self._np_random, self._np_random_seed = seeding.np_random(None)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_spaces[agent]
+
+    # ------------------------------------------------------------------ AEC API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """``options``: ``{"layouts": {"player_0": ..., "player_1": ...}}`` (explicit layouts,
+        skipping any deployment phase) and/or ``{"rules": ...}`` (switch rule set, kept for later
+        resets)."""
+        if seed is not None:
+            self._np_random, self._np_random_seed = seeding.np_random(seed)
+        # Other keys are ignored, as PettingZoo's api_test passes arbitrary options.
+        options = dict(options or {})
+        if "rules" in options:
+            self.rules = load_rules(options["rules"])
+        if options.get("layouts") is not None:
+            self.game = JunqiState.initial(options["layouts"], self.rules)
+        elif self.deployment == "agents":
+            self.game = JunqiState.new_deployment(self.rules)
+        else:
+            self.game = JunqiState.random_initial(self._np_random, self.rules)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = AGENTS[self.game.current_player]
+        if self.game.is_terminal():  # only possible with exotic rules; keep the API sound
+            self._finish()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        player = self.agent_name_mapping[agent]
+        return {
+            "observation": observation_planes(self.game.view(player)),
+            "action_mask": self.action_mask(agent),
+        }
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        player = self.agent_name_mapping[agent]
+        absolute = action_to_absolute(as_action(action), player)
+        legal = self.game.legal_actions()
+        if absolute not in legal:
+            raise ValueError(
+                f"illegal action {int(action)} ({describe_action(absolute)} in absolute posts) "
+                f"for {agent}; {len(legal)} legal actions"
+            )
+        self._cumulative_rewards[agent] = 0.0
+        self.game.apply(absolute)
+        if self.game.is_terminal():
+            self._finish()
+        else:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.agent_selection = AGENTS[self.game.current_player]
+        self._accumulate_rewards()
+
+    def _finish(self) -> None:
+        returns = self.game.returns()
+        self.rewards = {name: float(returns[i]) for i, name in enumerate(AGENTS)}
+        self.terminations = dict.fromkeys(self.agents, True)
+        info = {"end_reason": self.game.end_reason, "winner": self.game.winner}
+        self.infos = {agent: dict(info) for agent in self.agents}
+
+    def state(self) -> np.ndarray:
+        """Omniscient planes (absolute frame); never part of an observation."""
+        return state_planes(self.game)
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
+            return None
+        subject = self.game
+        if self.render_perspective is not None:
+            subject = self.game.view(self.agent_name_mapping[self.render_perspective])
+        if self.render_mode == "ansi":
+            return render_ansi(subject)
+        return render_rgb(subject)
+
+    def close(self) -> None:
+        pass
+
+    # ------------------------------------------------------------------ helpers for agents
+    def view(self, agent: str):
+        """The core's view of ``agent`` (what it may know), for agents that play from views."""
+        return self.game.view(self.agent_name_mapping[agent])
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """``agent``'s legal-action mask in its own frame (zeros when it is not its turn)."""
+        player = self.agent_name_mapping[agent]
+        # The referee's cached legal list equals the player's view.legal_actions() on its turn
+        # (tested); reusing it halves the move generation per step.
+        legal = self.game.legal_actions() if self.game.current_player == player else []
+        return legal_mask_in_frame(legal, player)
+
+    def to_env_action(self, agent: str, core_action: int) -> int:
+        """A core (absolute) action as ``agent``'s env action."""
+        return action_to_absolute(as_action(core_action), self.agent_name_mapping[agent])
+
+    def to_core_action(self, agent: str, env_action: int) -> int:
+        """``agent``'s env action as a core (absolute) action."""
+        return action_to_absolute(as_action(env_action), self.agent_name_mapping[agent])
+
+    def encode_action(self, agent: str, from_post, to_post) -> int:
+        """``agent``'s env action moving from ``from_post`` to ``to_post`` (absolute posts as
+        ints 0-59 or names like 'K0')."""
+        absolute = parse_post(from_post) * 60 + parse_post(to_post)
+        return self.to_env_action(agent, absolute)
+
+    def decode_action(self, agent: str, action: int) -> tuple[int, int]:
+        """Absolute ``(from_post, to_post)`` of ``agent``'s env move action."""
+        absolute = self.to_core_action(agent, action)
+        if absolute >= NUM_MOVE_ACTIONS:
+            raise ValueError(f"action {action} is a deployment action, not a move")
+        return divmod(absolute, 60)

@@ -1,0 +1,181 @@
+"""Independent reference for the Junqi board and moves, built from the ASCII board in the rules.
+
+Deliberately naive (sets, explicit paths) so the fast tables in ``tbw_envs.junqi`` can be checked
+against something that shares none of their construction code.
+"""
+
+from __future__ import annotations
+
+# Copied verbatim from JUNQI_RULES.md (the authoritative figure), comments cut off at column 32.
+ASCII_BOARD = r"""
+      0     1     2     3     4
+A     o --- H --- o --- H --- o
+      |     |     |     |     |
+B     R === R === R === R === R
+      ‖  \  |  /  |  \  |  /  ‖
+C     R --- C --- o --- C --- R
+      ‖  /  |  \  |  /  |  \  ‖
+D     R --- o --- C --- o --- R
+      ‖  \  |  /  |  \  |  /  ‖
+E     R --- C --- o --- C --- R
+      ‖  /  |  \  |  /  |  \  ‖
+F     R === R === R === R === R
+      ‖    /^\    ‖    /^\    ‖
+G     R === R === R === R === R
+      ‖  \  |  /  |  \  |  /  ‖
+H     R --- C --- o --- C --- R
+      ‖  /  |  \  |  /  |  \  ‖
+I     R --- o --- C --- o --- R
+      ‖  \  |  /  |  \  |  /  ‖
+J     R --- C --- o --- C --- R
+      ‖  /  |  \  |  /  |  \  ‖
+K     R === R === R === R === R
+      |     |     |     |     |
+L     o --- H --- o --- H --- o
+"""
+
+POST_COLUMNS = (6, 12, 18, 24, 30)
+
+
+def parse_ascii_board():
+    """(post symbols, links {frozenset({a, b}): 'rail' | 'road' | 'diagonal'})."""
+    lines = [line for line in ASCII_BOARD.splitlines()[2:] if line.strip()]
+    post_lines = lines[0::2]
+    between_lines = lines[1::2]
+    assert len(post_lines) == 12 and len(between_lines) == 11
+    symbols = {}
+    links = {}
+    for row, line in enumerate(post_lines):
+        for col, x in enumerate(POST_COLUMNS):
+            symbols[row * 5 + col] = line[x]
+        for col in range(4):
+            connector = line[POST_COLUMNS[col] + 2 : POST_COLUMNS[col + 1] - 1]
+            kind = {"===": "rail", "---": "road"}[connector]
+            links[frozenset({row * 5 + col, row * 5 + col + 1})] = kind
+    for row, line in enumerate(between_lines):
+        line = line.ljust(32)
+        for col, x in enumerate(POST_COLUMNS):
+            mark = line[x]
+            if mark in "|‖":
+                links[frozenset({row * 5 + col, (row + 1) * 5 + col})] = (
+                    "rail" if mark == "‖" else "road"
+                )
+        for col in range(4):
+            mark = line[POST_COLUMNS[col] + 3]
+            if mark == "\\":
+                links[frozenset({row * 5 + col, (row + 1) * 5 + col + 1})] = "diagonal"
+            elif mark == "/":
+                links[frozenset({row * 5 + col + 1, (row + 1) * 5 + col})] = "diagonal"
+    return symbols, links
+
+
+SYMBOLS, LINKS = parse_ascii_board()
+NEIGHBORS = {p: set() for p in range(60)}
+RAIL_NEIGHBORS = {p: set() for p in range(60)}
+for _pair, _kind in LINKS.items():
+    _a, _b = tuple(_pair)
+    NEIGHBORS[_a].add(_b)
+    NEIGHBORS[_b].add(_a)
+    if _kind == "rail":
+        RAIL_NEIGHBORS[_a].add(_b)
+        RAIL_NEIGHBORS[_b].add(_a)
+CAMP_POSTS = {p for p, s in SYMBOLS.items() if s == "C"}
+HQ_POSTS = {p for p, s in SYMBOLS.items() if s == "H"}
+
+ENGINEER, MINE, FLAG = 8, 9, 11
+
+
+def reference_destinations(owner, kind, post):
+    """Destinations of the piece on ``post`` under CCGC rules, by explicit search."""
+    player = owner[post]
+    if player < 0 or kind[post] in (MINE, FLAG) or post in HQ_POSTS:
+        return set()
+
+    def enterable(target):
+        return owner[target] < 0 or (owner[target] != player and target not in CAMP_POSTS)
+
+    found = {target for target in NEIGHBORS[post] if enterable(target)}
+    if not RAIL_NEIGHBORS[post]:
+        return found
+    if kind[post] == ENGINEER:
+        stack, seen = [post], {post}
+        while stack:
+            here = stack.pop()
+            for target in RAIL_NEIGHBORS[here]:
+                if target in seen:
+                    continue
+                seen.add(target)
+                if owner[target] < 0:
+                    found.add(target)
+                    stack.append(target)
+                elif owner[target] != player:
+                    found.add(target)
+        return found
+    row, col = divmod(post, 5)
+    for d_row, d_col in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        r, c = row, col
+        while True:
+            nr, nc = r + d_row, c + d_col
+            if not (0 <= nr < 12 and 0 <= nc < 5):
+                break
+            if (
+                frozenset({r * 5 + c, nr * 5 + nc}) not in LINKS
+                or LINKS[frozenset({r * 5 + c, nr * 5 + nc})] != "rail"
+            ):
+                break
+            target = nr * 5 + nc
+            if owner[target] < 0:
+                found.add(target)
+                r, c = nr, nc
+                continue
+            if owner[target] != player:
+                found.add(target)
+            break
+    return found
+
+
+# ---------------------------------------------------------------- cross-checks (tests)
+def _random_sparse_position(rand):
+    import random as _random  # noqa: F401  (rand is a random.Random)
+
+    from tbw_envs.junqi import JunqiState
+
+    posts = rand.sample(range(60), rand.randint(4, 40))
+    pieces = {}
+    for post in posts:
+        pieces[post] = (rand.randrange(2), rand.randrange(12))
+    return JunqiState.from_pieces(pieces, to_move=rand.randrange(2))
+
+
+def test_move_generation_matches_reference_on_random_positions():
+    import random
+
+    from tbw_envs.junqi import JunqiState
+
+    rand = random.Random(2024)
+    states = [_random_sparse_position(rand) for _ in range(300)]
+    for seed in range(40):
+        state = JunqiState.random_initial(seed)
+        for _ in range(rand.randrange(0, 150)):
+            if state.is_terminal():
+                break
+            actions = state.legal_actions()
+            state.apply(actions[rand.randrange(len(actions))])
+        states.append(state)
+    checked = 0
+    for state in states:
+        for post in range(60):
+            expected = reference_destinations(state.owner, state.kind, post)
+            assert set(state.destinations(post)) == expected, (post, state.pieces())
+            checked += bool(expected)
+        if not state.is_terminal():
+            player = state.current_player
+            expected_actions = {
+                post * 60 + target
+                for post in range(60)
+                if state.owner[post] == player
+                for target in reference_destinations(state.owner, state.kind, post)
+            }
+            assert set(state.legal_actions()) == expected_actions
+            assert len(state.legal_actions()) == len(expected_actions)  # no duplicates
+    assert checked > 2000
