@@ -35,7 +35,7 @@ def reference_movement_range(state, uid: int) -> set[int]:
                 if costs[nxt] is None or occupant_side.get(nxt, side) != side:
                     continue
                 total = best[tile] + costs[nxt]
-                if total <= spec.type.move and total < best[nxt]:
+                if total <= spec.type.move + 1e-9 and total < best[nxt]:
                     best[nxt] = total
                     changed = True
     own = state.pos[uid]

@@ -79,9 +79,10 @@ class Board:
         return max(abs(xa - xb), abs(ya - yb), abs(za - zb))
 
     def tiles_between(self, a: int, b: int) -> list[int]:
-        """Tiles strictly between ``a`` and ``b`` on the straight segment joining their centres
-        (rounded lerp, as in standard grid line drawing); used only for the optional
-        line-of-sight rule."""
+        """Tiles strictly between ``a`` and ``b`` that the straight segment joining their centres
+        passes through, for the optional line-of-sight rule. Square boards: every cell whose
+        interior the segment crosses (grazing a corner does not count). Hex boards: the
+        standard rounded-lerp hex line."""
         n = self.distance(a, b)
         if n <= 1:
             return []
@@ -106,10 +107,28 @@ class Board:
                 col = rx + (row - (row & 1)) // 2
                 out.append(self.tile(row, col))
         else:
-            steps = max(abs(ra - rb), abs(ca - cb))
-            for i in range(1, steps):
-                f = i / steps
-                row = round(ra + (rb - ra) * f + 1e-6)
-                col = round(ca + (cb - ca) * f + 1e-6)
-                out.append(self.tile(row, col))
+            for row in range(min(ra, rb), max(ra, rb) + 1):
+                for col in range(min(ca, cb), max(ca, cb) + 1):
+                    if _segment_crosses_cell(ra, ca, rb, cb, row, col):
+                        out.append(self.tile(row, col))
         return [t for t in dict.fromkeys(out) if t not in (a, b)]
+
+
+def _segment_crosses_cell(r0: float, c0: float, r1: float, c1: float, row: int, col: int) -> bool:
+    """Whether the segment between cell centres (r0, c0) -> (r1, c1) enters the open interior
+    of cell (row, col), whose centre is (row, col) and half-width 0.5 (Liang-Barsky clipping)."""
+    inner = 0.5 - 1e-9
+    t_enter, t_exit = 0.0, 1.0
+    for start, delta, centre in ((r0, r1 - r0, row), (c0, c1 - c0, col)):
+        low, high = centre - inner, centre + inner
+        if delta == 0:
+            if not low < start < high:
+                return False
+            continue
+        t0, t1 = (low - start) / delta, (high - start) / delta
+        if t0 > t1:
+            t0, t1 = t1, t0
+        t_enter, t_exit = max(t_enter, t0), min(t_exit, t1)
+        if t_enter >= t_exit:
+            return False
+    return True

@@ -9,7 +9,8 @@ _TERRAIN_COLORS = {
     "plain": (190, 215, 150), "grass": (190, 215, 150), "road": (215, 205, 170),
     "forest": (70, 140, 70), "hill": (160, 130, 90), "mountain": (130, 100, 70),
     "water": (90, 150, 220), "lake": (90, 150, 220), "river": (90, 150, 220),
-    "wall": (90, 90, 90), "bridge": (200, 170, 120), "ford": (150, 190, 220), "swamp": (120, 140, 100), "sand": (230, 215, 160),
+    "wall": (90, 90, 90), "bridge": (200, 170, 120), "ford": (150, 190, 220),
+    "swamp": (120, 140, 100), "sand": (230, 215, 160),
 }
 # 3 x 5 bitmaps for the digits drawn on units (slot numbers).
 _DIGITS = {

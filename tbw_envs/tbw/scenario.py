@@ -302,9 +302,12 @@ def parse_scenario(data: Any, source: str = "<dict>", default_name: str = "scena
     unit_types = {str(k): _parse_unit_type(str(k), v, source) for k, v in type_specs.items()}
     for ut in unit_types.values():
         for tname, tt in terrain_types.items():
-            cost = tt.cost_for(ut.move_class)
-            if tt.passable and cost is None and not tt.cost:
-                _fail(source, f"terrain.{tname}.cost", f"no cost for move class {ut.move_class!r}")
+            # A per-class mapping must say something about every class in play: a forgotten
+            # class would otherwise silently make the terrain impassable to it.
+            if tt.passable and ut.move_class not in tt.cost and tt.default_cost is None:
+                _fail(source, f"terrain.{tname}.cost",
+                      f"no cost for move class {ut.move_class!r} (used by unit type "
+                      f"{ut.name!r}); give it a number, null for impassable, or a 'default'")
 
     win = data.get("win", "annihilation")
     if win not in WIN_RULES:

@@ -24,6 +24,7 @@ import numpy as np
 from tbw_envs.tbw.scenario import Scenario
 
 END_TURN = "END_TURN"
+MOVE_EPSILON = 1e-9
 
 
 class IllegalActionError(ValueError):
@@ -54,7 +55,7 @@ class TBWState:
 
     __slots__ = (
         "scenario", "hp", "pos", "occupant", "acted", "current_side", "turn", "winner",
-        "terminal", "units_acted_total", "_options", "_legal",
+        "terminal", "units_acted_total", "last_side", "_options", "_legal",
     )
 
     def __init__(self, scenario: Scenario):
@@ -71,6 +72,9 @@ class TBWState:
         self.winner: int | None = None
         self.terminal = False
         self.units_acted_total = 0
+        # The side that played the most recent action (None before the first): after a turn
+        # ends the state alone would not say who just moved, which evaluations need.
+        self.last_side: int | None = None
         # unit id -> {destination tile: (no-attack action, attack actions...)}, for the units of
         # the side to move, valid until an enemy dies or the turn ends.
         self._options: dict[int, dict[int, tuple[int, ...]]] = {}
@@ -103,6 +107,7 @@ class TBWState:
         new.winner = self.winner
         new.terminal = self.terminal
         new.units_acted_total = self.units_acted_total
+        new.last_side = self.last_side
         new._options = dict(self._options)  # values are never mutated, only replaced
         new._legal = self._legal
         return new
@@ -175,7 +180,8 @@ class TBWState:
         sc = self.scenario
         spec = sc.units[uid]
         side = spec.side
-        budget = spec.type.move
+        # Decimal costs (0.1 + 0.2 ...) must fill the budget exactly despite float rounding.
+        budget = spec.type.move + MOVE_EPSILON
         costs = sc.move_costs[spec.type.move_class]
         neighbors = sc.board.neighbors
         occ = self.occupant
@@ -406,6 +412,7 @@ class TBWState:
             legal_count = 0 if self.terminal else len(self.legal_actions())
             raise IllegalActionError(f"{exc} [{legal_count} legal actions]") from None
         self._legal = None
+        self.last_side = self.current_side
         if decoded == END_TURN:
             self._end_turn()
             return
