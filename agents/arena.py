@@ -37,6 +37,16 @@ def tbw_game(scenario: Any = "duel_5v5_8x8") -> Callable[[int], Any]:
     return lambda seed: loaded.initial_state()
 
 
+def junqi_game(rules: Any = "ccgc") -> Callable[[int], Any]:
+    """A new-game factory for Junqi: both layouts drawn uniformly at random from ``seed``."""
+    import random as _random
+
+    from tbw_envs.junqi import JunqiState, load_rules
+
+    loaded = load_rules(rules)
+    return lambda seed: JunqiState.random_initial(_random.Random(seed), rules=loaded)
+
+
 def play_game(new_state: Callable[[int], Any], agents: Sequence[Any], seed: int,
               max_plies: int = 100_000) -> GameRecord:
     """One game: ``agents[i]`` plays player ``i``."""

@@ -33,6 +33,15 @@ AGENT_FACTORIES: dict[str, Callable[..., Any]] = {
     "random": _random,
     "greedy": _greedy,
     "search": _search,
+    # Short names for the single-turn searches of the TBW paper and ours.
+    "exact": lambda **kw: _search(algorithm="exact", **kw),
+    "alg5": lambda **kw: _search(algorithm="alg5", **kw),
+    "alg2": lambda **kw: _search(algorithm="alg2", **kw),
+}
+# Which games an agent can play (the greedy script and the searches are TBW-specific).
+AGENT_GAMES: dict[str, tuple[str, ...]] = {
+    "random": ("tbw", "junqi"), "greedy": ("tbw",), "search": ("tbw",),
+    "exact": ("tbw",), "alg5": ("tbw",), "alg2": ("tbw",),
 }
 
 
@@ -56,11 +65,15 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), kwargs
 
 
-def make_agent(spec: str, seed: int | None = None):
-    """Build an agent from a spec string; unknown names list the known ones."""
+def make_agent(spec: str, seed: int | None = None, game: str | None = None):
+    """Build an agent from a spec string; unknown names list the known ones, and with ``game``
+    an agent that cannot play that game is refused."""
     name, kwargs = parse_agent_spec(spec)
     if name not in AGENT_FACTORIES:
         raise ValueError(f"unknown agent {name!r}; known agents: {sorted(AGENT_FACTORIES)}")
+    if game is not None and game not in AGENT_GAMES[name]:
+        playable = sorted(n for n, games in AGENT_GAMES.items() if game in games)
+        raise ValueError(f"agent {name!r} does not play {game}; agents for {game}: {playable}")
     try:
         agent = AGENT_FACTORIES[name](seed=seed, **kwargs)
     except TypeError as exc:

@@ -73,6 +73,26 @@ def run_tbw(seconds: float) -> list[tuple[str, str, float, int]]:
     return rows
 
 
+def run_junqi(seconds: float) -> list[tuple[str, str, float, int]]:
+    from scripts.bench_junqi import _core_random_play
+    from tbw_envs import junqi_v0
+    from tbw_envs.junqi import JunqiState
+
+    layouts_rng = random.Random(0)
+    rows = []
+    rate, games = bench_core(lambda: JunqiState.random_initial(layouts_rng), seconds)
+    rows.append(("junqi ccgc (random layouts)", "core", rate, games))
+    rate, games = bench_aec(lambda: junqi_v0.raw_env(), seconds)
+    rows.append(("junqi ccgc (random layouts)", "raw_env", rate, games))
+    rate, games = bench_aec(lambda: junqi_v0.env(), seconds)
+    rows.append(("junqi ccgc (random layouts)", "env()", rate, games))
+    ends = _core_random_play(seconds)
+    shares = ", ".join(f"{k} {v:.1%}" for k, v in ends["end_reason_share"].items())
+    print(f"junqi random games ({ends['core_games']}, mean {ends['core_mean_plies']:.0f} plies) "
+          f"end by: {shares}")
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
@@ -84,12 +104,7 @@ def main(argv=None) -> int:
     if args.only in (None, "tbw"):
         rows += run_tbw(args.seconds)
     if args.only in (None, "junqi"):
-        try:
-            from scripts.bench_junqi import run_junqi
-        except ImportError:
-            run_junqi = None
-        if run_junqi is not None:
-            rows += run_junqi(args.seconds)
+        rows += run_junqi(args.seconds)
     print(f"{'game':<32}{'layer':<10}{'steps/s':>12}{'games':>8}")
     for game, layer, rate, games in rows:
         print(f"{game:<32}{layer:<10}{rate:>12,.0f}{games:>8}")

@@ -85,3 +85,19 @@ def test_registry_parses_specs_and_rejects_unknown_names():
         make_agent("greedy:fast")
     with pytest.raises(ValueError, match="greedy:depth=3"):
         make_agent("greedy:depth=3")
+
+
+def test_registry_aliases_and_game_checks():
+    agent = make_agent("exact")
+    assert agent.algorithm == "exact" and agent.name == "exact"
+    assert make_agent("alg5:budget=1000").budget == 1000
+    with pytest.raises(ValueError, match="does not play junqi.*'random'"):
+        make_agent("greedy", game="junqi")
+
+
+def test_junqi_match_runs_through_the_same_arena():
+    from agents.arena import junqi_game
+
+    result = run_match(junqi_game("ccgc"), RandomAgent(0), RandomAgent(1), games=2)
+    assert all(g.final_state.is_terminal() for g in result.games)
+    assert {g.seats for g in result.games} == {("random", "random (2)"), ("random (2)", "random")}
