@@ -303,8 +303,17 @@ def _two_argument_evaluation(evaluate):
     return evaluate
 
 
+# The agent's default limit per turn: deterministic (ops1, not seconds) so arena results
+# reproduce on any machine, and about a second on our machines, so big maps never stall a game.
+# Small maps (duel_5v5_8x8, fire_emblem_5v5) solve exactly far within it.
+DEFAULT_AGENT_BUDGET = 1_000_000
+
+
 class TBWSearchAgent:
     """Plays each of its turns by a single-turn search (``plan_turn``).
+
+    ``budget="default"`` is ``DEFAULT_AGENT_BUDGET`` ops1 per turn; ``budget=None`` searches
+    without limit (exact on any map, however long it takes).
 
     The plan is computed once, at the first call of the turn, and its unit actions are returned
     one per call. Before each call the agent checks that the view is the state the plan expects
@@ -312,13 +321,14 @@ class TBWSearchAgent:
     With a ``budget`` the search is anytime: it returns the best plan found within the budget.
     """
 
-    def __init__(self, algorithm: str = "exact", evaluate=None, budget=None, kernel: str = "auto",
-                 name: str | None = None):
+    def __init__(self, algorithm: str = "exact", evaluate=None, budget="default",
+                 kernel: str = "auto", name: str | None = None):
         if algorithm not in ("alg2", "alg5", "exact"):
             raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {algorithm!r}")
         self.algorithm = algorithm
         self.evaluate = evaluate
-        self.budget = budget
+        self.budget = DEFAULT_AGENT_BUDGET if budget == "default" else budget
+        Budget.of(self.budget)  # fail early on a malformed budget
         self.kernel = kernel
         self.name = name or f"tbw_search_{algorithm}"
         self.last_result: SearchResult | None = None

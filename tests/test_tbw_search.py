@@ -277,3 +277,22 @@ def test_one_argument_evaluation_scores_for_the_side_that_moved():
                               kernel="python")
         assert close(result.value, reference.value)
         assert calls and set(calls) <= {side}
+
+
+def test_agent_budget_bounds_a_hard_big_map_turn():
+    """Greedy play on the 10 v 10 map reaches turns the exact solver cannot finish quickly; the
+    agent's node budget bounds them and still yields a legal plan (the best found so far)."""
+    from agents.tbw_search import DEFAULT_AGENT_BUDGET
+
+    assert TBWSearchAgent().budget == DEFAULT_AGENT_BUDGET
+    assert TBWSearchAgent(budget=None).budget is None
+    with pytest.raises(TypeError, match="budget"):
+        TBWSearchAgent(budget="fast")
+    state = load_scenario("battle_10v10_16x16").initial_state()
+    greedy = GreedyAgent(0)
+    while not (state.turn == 2 and state.current_side == 1):
+        state.apply(greedy.act(state.view(state.current_side)))
+    agent = TBWSearchAgent("exact", budget=20_000)
+    action = agent.act(state.view(1))
+    assert action in state.legal_actions()
+    assert agent.last_result.ops1 <= 20_000 and not agent.last_result.complete
