@@ -69,6 +69,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def _set_scenario(self, scenario) -> None:
         self.scenario = scenario
+        if self.flip_perspective and not scenario.board.rotation_is_symmetry():
+            warnings.warn(
+                f"tbw_v0: scenario {scenario.name!r} is a {scenario.board.topology} board with "
+                f"{scenario.board.rows} rows, which a 180-degree turn does not map onto itself, "
+                f"so player_1's rotated view distorts neighbourhoods; use an even number of "
+                f"rows or flip_perspective=False",
+                stacklevel=3,
+            )
         self._encoder = ObservationEncoder(scenario, flip=self.flip_perspective)
         n_actions = scenario.num_actions
         obs_space = spaces.Dict({

@@ -248,3 +248,48 @@ def test_maskable_ppo_smoke():
     obs, _ = env.reset(seed=0)
     action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
     assert env.action_masks()[int(action)]
+
+
+@pytest.mark.parametrize("topology, rows, cols, symmetric", [
+    ("square4", 5, 4, True), ("square8", 3, 7, True), ("hex", 8, 10, True), ("hex", 4, 3, True),
+    ("hex", 7, 10, False), ("hex", 3, 3, False),
+])
+def test_player_1_rotation_is_an_exact_board_symmetry_or_the_env_warns(
+    topology, rows, cols, symmetric
+):
+    from tbw_envs.tbw import Board
+
+    board = Board(topology, rows, cols)
+    assert board.rotation_is_symmetry() == symmetric
+    last = board.size - 1
+    if symmetric:  # distances too, not only adjacency
+        assert all(
+            board.distance(a, b) == board.distance(last - a, last - b)
+            for a in range(board.size) for b in range(board.size)
+        )
+    spec = {
+        "board": {"topology": topology, "rows": rows, "cols": cols},
+        "unit_types": {"s": {"hp": 5, "atk": 2, "move": 1}},
+        "units": [{"side": 0, "type": "s", "pos": [rows - 1, 0]},
+                  {"side": 1, "type": "s", "pos": [0, cols - 1]}],
+    }
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tbw_v0.raw_env(scenario=spec)
+        tbw_v0.raw_env(scenario=spec, flip_perspective=False)
+    messages = [str(w.message) for w in caught if "180-degree" in str(w.message)]
+    assert len(messages) == (0 if symmetric else 1)
+
+
+@pytest.mark.parametrize("name", ["duel_5v5_8x8", "paper_figure3", "hex_skirmish",
+                                  "fire_emblem_5v5"])
+def test_two_sided_bundled_maps_look_the_same_from_both_seats(name):
+    """Symmetric scenarios: player_1's first observation equals player_0's (fair seats)."""
+    spec = load_scenario(name)
+    env = tbw_v0.raw_env(scenario=spec)
+    env.reset()
+    first = env.observe("player_0")
+    env.step(env.encode_action(END_TURN))
+    second = env.observe("player_1")
+    np.testing.assert_array_equal(first["observation"], second["observation"])
+    np.testing.assert_array_equal(first["action_mask"], second["action_mask"])

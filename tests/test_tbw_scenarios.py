@@ -123,15 +123,15 @@ def test_hex_skirmish_forest_costs_per_class():
     sc = load_scenario("hex_skirmish")
     assert sc.board.topology == "hex"
     state = sc.initial_state()
-    # the rider (move_class cavalry) at (5, 7): forest (4, 7) costs it 3, a spearman 2
+    # the rider (move_class cavalry) at (6, 7): forest (5, 7) costs it 3, a spearman 2
     rider = next(u for u in state.units if u.type == "rider" and u.side == 0)
-    assert rider.pos == (5, 7)
+    assert rider.pos == (6, 7)
     reach = {sc.board.rc(t): c for t, c in state.movement_range(rider.id).items()}
-    assert reach[(4, 7)] == 3
+    assert reach[(5, 7)] == 3
     spearman = state.units[1]
-    assert (spearman.type, spearman.pos) == ("spearman", (6, 6))
+    assert (spearman.type, spearman.pos) == ("spearman", (7, 6))
     reach = {sc.board.rc(t): c for t, c in state.movement_range(spearman.id).items()}
-    assert reach[(6, 7)] == 2  # forest, foot
+    assert reach[(7, 7)] == 2  # forest, foot
 
 
 # =============================================================================== loading

@@ -78,6 +78,17 @@ class Board:
         xb, yb, zb = _hex_cube(rb, cb)
         return max(abs(xa - xb), abs(ya - yb), abs(za - zb))
 
+    def rotation_is_symmetry(self) -> bool:
+        """Whether turning the board 180 degrees (tile t -> size - 1 - t, the env's frame for
+        player_1) maps neighbours to neighbours. True for square boards; for odd-r hex boards
+        only with an even number of rows (odd rows shift right, and the turn must swap them with
+        even rows)."""
+        last = self.size - 1
+        return all(
+            {last - n for n in self.neighbors[t]} == set(self.neighbors[last - t])
+            for t in range(self.size)
+        )
+
     def tiles_between(self, a: int, b: int) -> list[int]:
         """Tiles strictly between ``a`` and ``b`` that the straight segment joining their centres
         passes through, for the optional line-of-sight rule. Square boards: every cell whose
