@@ -97,6 +97,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._rotation = np.append(rotated, n_actions - 1)
         self._rotation_list = self._rotation.tolist()
 
+    @property
+    def observation_channels(self) -> tuple[str, ...]:
+        """The name of each observation plane, in order (e.g. ``"enemy:hp_fraction"``)."""
+        return self._encoder.channel_names
+
     def observation_space(self, agent):
         return self.observation_spaces[self._check_agent(agent)]
 

@@ -293,3 +293,40 @@ def test_two_sided_bundled_maps_look_the_same_from_both_seats(name):
     second = env.observe("player_1")
     np.testing.assert_array_equal(first["observation"], second["observation"])
     np.testing.assert_array_equal(first["action_mask"], second["action_mask"])
+
+
+def test_observation_planes_hold_the_unit_features_where_the_units_stand():
+    spec = {
+        "board": {"topology": "square4", "rows": 4, "cols": 4},
+        "terrain": {"plain": {"cost": 1}},
+        "unit_types": {"s": {"hp": 10, "atk": 4, "move": 2, "range": [1, 1]},
+                       "a": {"hp": 6, "atk": 2, "move": 1, "range": [2, 3]}},
+        "units": [{"side": 0, "type": "s", "pos": [3, 0], "leader": True},
+                  {"side": 0, "type": "a", "pos": [3, 3]},
+                  {"side": 1, "type": "s", "pos": [1, 0]}],
+        "max_turns": 4,
+    }
+    env = tbw_v0.raw_env(scenario=spec)
+    env.reset()
+    names = env.observation_channels
+    env.step(env.encode_action(0, (2, 0), 2))  # the swordsman steps up and hits the enemy
+    planes = env.observe("player_0")["observation"]
+
+    def plane(name):
+        return planes[names.index(name)]
+
+    assert plane("own:present")[2, 0] == 1 and plane("own:present")[3, 0] == 0
+    assert plane("own:leader")[2, 0] == 1 and plane("own:leader")[3, 3] == 0
+    assert plane("own:acted")[2, 0] == 1 and plane("own:acted")[3, 3] == 0
+    assert plane("own:range_max")[3, 3] == 1.0
+    assert plane("own:range_max")[2, 0] == pytest.approx(1 / 3)
+    assert plane("own_slot:1")[3, 3] == 1 and plane("own_slot:1").sum() == 1
+    assert plane("enemy:hp_fraction")[1, 0] == pytest.approx(0.6)
+    assert plane("enemy:hp")[1, 0] == pytest.approx(0.6)  # 6 of the largest Hp, 10
+    assert plane("enemy_slot:0")[1, 0] == 1
+    assert plane("terrain:plain").sum() == 16 and plane("move_cost:foot").max() == 1
+    assert plane("turn_progress")[0, 0] == pytest.approx(1 / 4)
+    # player_1 sees the same units from the other side of the rotated board.
+    theirs = env.observe("player_1")["observation"]
+    assert theirs[names.index("own:present")][2, 3] == 1  # (1, 0) turned 180 degrees
+    assert theirs[names.index("enemy:present")][1, 3] == 1  # (2, 0) turned 180 degrees
