@@ -9,6 +9,7 @@ translate between absolute posts and an agent's actions.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import gymnasium
@@ -116,16 +117,24 @@ class raw_env(AECEnv):
         resets)."""
         if seed is not None:
             self._np_random, self._np_random_seed = seeding.np_random(seed)
-        # Other keys are ignored, as PettingZoo's api_test passes arbitrary options.
         options = dict(options or {})
-        if "rules" in options:
-            self.rules = load_rules(options["rules"])
+        unknown = sorted(set(options) - {"layouts", "rules"})
+        if unknown:
+            # A warning, not an error: PettingZoo's api_test passes arbitrary options.
+            warnings.warn(
+                f"junqi_v0.reset: ignoring unknown option(s) {unknown}; supported: "
+                f"['layouts', 'rules']",
+                stacklevel=2,
+            )
+        # Build the new game before changing anything, so a rejected reset leaves the env as it was.
+        rules = load_rules(options["rules"]) if "rules" in options else self.rules
         if options.get("layouts") is not None:
-            self.game = JunqiState.initial(options["layouts"], self.rules)
+            game = JunqiState.initial(options["layouts"], rules)
         elif self.deployment == "agents":
-            self.game = JunqiState.new_deployment(self.rules)
+            game = JunqiState.new_deployment(rules)
         else:
-            self.game = JunqiState.random_initial(self._np_random, self.rules)
+            game = JunqiState.random_initial(self._np_random, rules)
+        self.rules, self.game = rules, game
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

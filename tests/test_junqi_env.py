@@ -162,3 +162,9 @@ def test_bundled_layout_names_work_in_reset():
     env.reset(options={"layouts": {"player_0": load_layout("flag_right_mined"),
                                    "player_1": "flag_left_mined"}})  # fmt: skip
     assert env.game.piece_at("L3") == (0, "flag")
+
+
+def test_unknown_reset_options_warn_instead_of_vanishing():
+    env = junqi_v0.raw_env()
+    with pytest.warns(UserWarning, match=r"unknown option\(s\) \['layout'\]"):
+        env.reset(seed=0, options={"layout": "flag_left_mined"})

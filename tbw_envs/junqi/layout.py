@@ -179,17 +179,19 @@ def available_layouts() -> list[str]:
     return sorted(path.stem for path in layouts_dir().glob("*.txt"))
 
 
-def load_layout(name_or_path: str | Path) -> Layout:
-    """A bundled layout by name (``available_layouts()``) or a layout text file by path."""
+def load_layout(name_or_path: str | Path, source: str | None = None) -> Layout:
+    """A bundled layout by name (``available_layouts()``) or a layout text file by path.
+    ``source`` (e.g. "layout of player 1") prefixes error messages."""
     path = Path(name_or_path)
+    prefix = f"{source}: " if source else ""
     if not path.is_file():
         path = layouts_dir() / f"{name_or_path}.txt"
         if not path.is_file():
             raise ValueError(
-                f"unknown layout {str(name_or_path)!r}: not a file and not one of "
+                f"{prefix}unknown layout {str(name_or_path)!r}: not a file and not one of "
                 f"{', '.join(available_layouts())}"
             )
-    return parse_layout(path.read_text(encoding="utf-8"), source=str(path))
+    return parse_layout(path.read_text(encoding="utf-8"), source=f"{prefix}{path}")
 
 
 def coerce_layout(spec, source: str = "layout") -> Layout:
@@ -199,11 +201,11 @@ def coerce_layout(spec, source: str = "layout") -> Layout:
         validate_layout(spec, source)
         return spec
     if isinstance(spec, Path):
-        return load_layout(spec)
+        return load_layout(spec, source)
     if isinstance(spec, str):
         if "\n" in spec:
             return parse_layout(spec, source)
-        return load_layout(spec)
+        return load_layout(spec, source)
     if isinstance(spec, Sequence) and all(isinstance(row, (list, tuple, str)) for row in spec):
         lines = [row if isinstance(row, str) else " ".join(map(str, row)) for row in spec]
         return parse_layout("\n".join(lines), source)

@@ -48,6 +48,11 @@ class JunqiRules:
     non_engineer_rail_steps: int | None = None
     flag_revealed_on_marshal_death: bool = True
 
+    def __post_init__(self) -> None:
+        # A rule set built directly (not through load_rules) gets the same checks as a file.
+        for field in dataclasses.fields(self):
+            _check_field("JunqiRules", field.name, getattr(self, field.name))
+
 
 _FIELDS = {f.name: f for f in dataclasses.fields(JunqiRules)}
 
