@@ -30,9 +30,8 @@ MAX_ATTACKABLE = 10
 
 
 def supports(model, evaluator) -> bool:
-    dec = evaluator.decomposition
     return (
-        HAVE_NUMBA and dec is not None and hasattr(dec, "linear_hp_coefficients")
+        HAVE_NUMBA and evaluator.hp_coef is not None
         and model.n_attackable <= MAX_ATTACKABLE and model.n > 0
     )
 
@@ -63,17 +62,15 @@ def _pack(model, evaluator):
             tflat.extend(targets)
     tgt_flat = np.array(tflat or [0], np.int64)
 
-    dec = evaluator.decomposition
-    coef_by_uid = dec.linear_hp_coefficients()
-    hp_coef = np.array([coef_by_uid[u] for u in model.enemy_uid] or [0.0], np.float64)
+    # The leaf value is the reference's (``Evaluator.leaf``) term for term: same constants,
+    # same summation order, so the two agree to the last bit and break ties alike.
+    hp_coef = np.array(evaluator.hp_coef or [0.0], np.float64)
     mask_const = np.zeros(n_masks, np.float64)
     tables = np.zeros((n_masks, n, size), np.float64)
     win = np.zeros(n_masks, np.bool_)
     for mask in range(n_masks):
-        probe = [0 if (mask >> e) & 1 else hp for e, hp in enumerate(model.enemy_hp)]
-        static, unit_tables = evaluator.tables(mask)
-        linear = sum(hp_coef[e] * probe[e] for e in range(model.n_enemies))
-        mask_const[mask] = evaluator.base(probe) + static - linear
+        _, unit_tables = evaluator.tables(mask)
+        mask_const[mask] = evaluator.mask_constant(mask)
         for i in range(n):
             tables[mask, i, :] = unit_tables[i]
         win[mask] = model.is_win(mask)

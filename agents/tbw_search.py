@@ -30,6 +30,8 @@ import math
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from agents.tbw_eval import DefaultEvaluation, decomposition_of
 from agents.tbw_search_model import FREE, Evaluator, TurnModel
 
@@ -50,12 +52,16 @@ class Budget:
             return Budget()
         if isinstance(budget, Budget):
             return budget
-        if isinstance(budget, bool):
+        if isinstance(budget, (bool, np.bool_)):
             raise TypeError("budget must be None, a Budget, an int (nodes) or a float (seconds)")
-        if isinstance(budget, int):
-            return Budget(nodes=budget)
-        if isinstance(budget, float):
-            return Budget(seconds=budget)
+        if isinstance(budget, (int, np.integer)):
+            if budget < 0:
+                raise ValueError(f"budget must be non-negative, got {budget}")
+            return Budget(nodes=int(budget))
+        if isinstance(budget, (float, np.floating)):
+            if not budget >= 0:
+                raise ValueError(f"budget must be a non-negative number of seconds, got {budget}")
+            return Budget(seconds=float(budget))
         raise TypeError(f"budget must be None, a Budget, an int or a float, got {budget!r}")
 
 
@@ -114,24 +120,37 @@ def next_permutation(order: list[int]) -> bool:
     return True
 
 
-class PlanEnumeration:
-    """Algorithms 2 and 5 in plain Python on a ``TurnModel``: the reference the compiled kernel
-    (``agents._tbw_kernel``) is tested against. Execute / roll back on small mutable lists,
-    exactly as Algorithm 3's "execute the current plan ... cancel this plan"."""
+class SearchBase:
+    """What every single-turn search keeps: the problem, the clock and the best plan so far."""
 
     def __init__(self, model: TurnModel, evaluator: Evaluator, budget: Budget):
         self.model = model
         self.evaluator = evaluator
         self.clock = BudgetClock(budget)
+        self.best_value = -math.inf
+        self.best_plan: list[tuple[int, int, int]] = []
+        self.leaves = 0
+        self._win: dict[int, bool] = {}
+
+    def _is_win(self, dead: int) -> bool:
+        win = self._win.get(dead)
+        if win is None:
+            win = self._win[dead] = self.model.is_win(dead)
+        return win
+
+
+class PlanEnumeration(SearchBase):
+    """Algorithms 2 and 5 in plain Python on a ``TurnModel``: the reference the compiled kernel
+    (``agents._tbw_kernel``) is tested against. Execute / roll back on small mutable lists,
+    exactly as Algorithm 3's "execute the current plan ... cancel this plan"."""
+
+    def __init__(self, model: TurnModel, evaluator: Evaluator, budget: Budget):
+        super().__init__(model, evaluator, budget)
         self.pos = model.start[:]
         self.occ = model.occupancy[:]
         self.hp = model.enemy_hp[:]
         self.dead = 0
         self.plan: list[tuple[int, int, int]] = []
-        self.best_value = -math.inf
-        self.best_plan: list[tuple[int, int, int]] = []
-        self.leaves = 0
-        self._win: dict[int, bool] = {}
 
     # Algorithm 2 -------------------------------------------------------------------------
     def run_alg2(self) -> None:
@@ -166,12 +185,6 @@ class PlanEnumeration:
             self._leaf()
         else:
             deeper()
-
-    def _is_win(self, dead: int) -> bool:
-        win = self._win.get(dead)
-        if win is None:
-            win = self._win[dead] = self.model.is_win(dead)
-        return win
 
     def _leaf(self) -> None:
         self.leaves += 1
@@ -220,6 +233,28 @@ class PlanEnumeration:
             pos[i] = start
 
 
+def greedy_plan(model: TurnModel, evaluator: Evaluator) -> tuple[float, list]:
+    """A quick legal plan, for when a budget runs out before the search has a complete one:
+    the units in order each take the action whose resulting state scores best (the units after
+    it standing where they are). Returns (value, plan)."""
+    walk = PlanEnumeration(model, evaluator, Budget())
+
+    def step(k: int) -> None:
+        if k == model.n or walk._is_win(walk.dead):
+            walk.best_value = evaluator.leaf(walk.pos, walk.hp, walk.dead, walk.plan)
+            walk.best_plan = walk.plan[:]
+            return
+        scored = []
+        walk._unit_actions(k, lambda: scored.append(
+            (evaluator.leaf(walk.pos, walk.hp, walk.dead, walk.plan), walk.plan[-1])
+        ))
+        choice = max(scored, key=lambda entry: entry[0])[1]  # the first best: deterministic
+        walk._unit_actions(k, lambda: walk.plan[-1] == choice and step(k + 1))
+
+    step(0)
+    return walk.best_value, walk.best_plan
+
+
 def result_from_plan(
     model: TurnModel, algorithm: str, value: float, plan, ops1: int, leaves: int,
     seconds: float, complete: bool, kernel: str = "python",
@@ -240,7 +275,8 @@ def plan_turn(state, algorithm: str = "exact", evaluate=None, budget=None, kerne
 
     ``evaluate(state, side) -> float`` scores the state after a plan for the side that moved
     (default: ``DefaultEvaluation()``). ``budget``: None, ``Budget``, int (ops1) or float
-    (seconds); when it runs out the best plan found so far is returned with ``complete=False``.
+    (seconds); when it runs out the best plan found so far is returned with ``complete=False``
+    (``greedy_plan``'s when no complete plan was found yet).
     ``kernel``: "auto" (compiled Algorithm 2/5 when numba is installed and the evaluation is the
     default family), "python" (the reference) or "numba" (error when unavailable).
     """
@@ -254,9 +290,11 @@ def plan_turn(state, algorithm: str = "exact", evaluate=None, budget=None, kerne
     model = TurnModel(state)
     decomposition = decomposition_of(evaluate, state, model.side)
     evaluator = Evaluator(model, evaluate, decomposition)
-    if model.n == 0:
+    if model.n == 0:  # no unit to act: the turn is END_TURN, scored on the state after it
+        end = state.clone()
+        end.apply(state.end_turn_action)
         return result_from_plan(
-            model, algorithm, evaluator.leaf(model.start, model.enemy_hp, 0, []), [], 0, 1,
+            model, algorithm, float(evaluate(end, model.side)), [], 0, 1,
             time.perf_counter() - started, True,
         )
     if algorithm == "exact":
@@ -274,16 +312,27 @@ def plan_turn(state, algorithm: str = "exact", evaluate=None, budget=None, kerne
                 "the kernel takes node budgets only)"
             )
         if usable:
-            return _tbw_kernel.run(model, evaluator, algorithm, budget, started)
+            result = _tbw_kernel.run(model, evaluator, algorithm, budget, started)
+            return result if result.plan else _greedy_result(model, evaluator, result)
     search = PlanEnumeration(model, evaluator, budget)
     complete = True
     try:
         search.run_alg2() if algorithm == "alg2" else search.run_alg5()
     except OutOfBudget:
         complete = False
-    return result_from_plan(
+    result = result_from_plan(
         model, algorithm, search.best_value, search.best_plan, search.clock.ops1,
         search.leaves, time.perf_counter() - started, complete,
+    )
+    return result if result.plan else _greedy_result(model, evaluator, result)
+
+
+def _greedy_result(model: TurnModel, evaluator: Evaluator, result: SearchResult):
+    """``result`` (no complete plan: the budget ran out first) with the greedy plan instead."""
+    value, plan = greedy_plan(model, evaluator)
+    return result_from_plan(
+        model, result.algorithm, value, plan, result.ops1, result.leaves, result.seconds,
+        result.complete, result.kernel,
     )
 
 

@@ -32,8 +32,12 @@ transposition table (key: which units acted, where ours stand, the enemies' Hp):
 reach the same state in a different order are solved once. That is exact for any evaluation of
 the end state.
 
-ops1 here counts every placement of a unit on a tile: in the tile search and in the ordering
-checks (branch-and-bound) or in the state search (fallback).
+Both start from a greedy plan (``agents.tbw_search.greedy_plan``): a lower bound from the start,
+and the answer if the budget runs out before anything better is found.
+
+ops1 here counts every placement of a unit on a tile: in the bounds of the attack assignments
+(one per unit), the tile search and the ordering checks (branch-and-bound), or in the state
+search (fallback). So a node budget bounds every phase, and a time budget is checked in each.
 """
 
 from __future__ import annotations
@@ -43,12 +47,14 @@ import time
 
 from agents.tbw_search import (
     Budget,
-    BudgetClock,
     OutOfBudget,
+    PlanEnumeration,
+    SearchBase,
     SearchResult,
+    greedy_plan,
     result_from_plan,
 )
-from agents.tbw_search_model import FREE, Evaluator, TurnModel
+from agents.tbw_search_model import Evaluator, TurnModel
 
 MAX_ASSIGNMENTS = 2_000_000
 
@@ -58,15 +64,15 @@ def solve_exact(model: TurnModel, evaluator: Evaluator, budget: Budget, started:
         solver = _TranspositionSearch(model, evaluator, budget)
     else:
         solver = _OutcomeSearch(model, evaluator, budget)
+    # A greedy plan first: the answer when the budget runs out early, and from the start a
+    # lower bound for the branch and bound.
+    solver.best_value, solver.best_plan = greedy_plan(model, evaluator)
     complete = True
     try:
         solver.run()
     except OutOfBudget:
         complete = False
     complete = complete and not getattr(solver, "truncated", False)
-    if solver.best_plan is None:  # the budget ran out before any plan: stay put
-        solver.best_plan = [(i, model.start[i], -1) for i in range(model.n)]
-        solver.best_value = evaluator.leaf(model.start, model.enemy_hp, 0, solver.best_plan)
     result: SearchResult = result_from_plan(
         model, "exact", solver.best_value, solver.best_plan, solver.clock.ops1, solver.leaves,
         time.perf_counter() - started, complete,
@@ -74,20 +80,13 @@ def solve_exact(model: TurnModel, evaluator: Evaluator, budget: Budget, started:
     return result
 
 
-class _OutcomeSearch:
+class _OutcomeSearch(SearchBase):
     def __init__(self, model: TurnModel, evaluator: Evaluator, budget: Budget):
-        self.model = model
-        self.evaluator = evaluator
-        self.clock = BudgetClock(budget)
-        self.best_value = -math.inf
-        self.best_plan = None
-        self.leaves = 0
+        super().__init__(model, evaluator, budget)
         self.truncated = False
         self._candidates: dict[tuple[int, int, int], list[tuple[float, int]]] = {}
         self._region_sets: dict[tuple[int, int], frozenset[int]] = {}
-        self._win: dict[int, bool] = {}
-        static_tiles = {model.state.pos[u] for u in model.static_own}
-        self._static_tiles = static_tiles
+        self._static_tiles = {model.state.pos[u] for u in model.static_own}
 
     # ---------------------------------------------------------------- level 1
     def run(self) -> None:
@@ -99,13 +98,8 @@ class _OutcomeSearch:
             for tile in m.region(i, full):
                 reach.update(m.targets(i, tile))
             options.append([-1] + sorted(reach))
-        assignments = []
-        self._collect(options, 0, [], [0] * m.n_enemies, [0] * m.n_enemies, assignments)
         scored = []
-        for targets in assignments:
-            entry = self._bound(targets)
-            if entry is not None:
-                scored.append(entry)
+        self._collect(options, 0, [], [0] * m.n_enemies, [0] * m.n_enemies, scored)
         scored.sort(key=lambda entry: -entry[0])
         for bound, targets, hp, dead, const, cands in scored:
             if bound <= self.best_value:
@@ -115,10 +109,14 @@ class _OutcomeSearch:
     def _collect(self, options, i, chosen, damage, strongest, out) -> None:
         m = self.model
         if i == m.n:
-            if len(out) >= MAX_ASSIGNMENTS:
-                self.truncated = True
-                return
-            out.append(tuple(chosen))
+            for _ in range(m.n):  # the bound places each unit on its best candidate tile
+                self.clock.tick()
+            entry = self._bound(tuple(chosen))
+            if entry is not None and entry[0] > self.best_value:
+                if len(out) >= MAX_ASSIGNMENTS:
+                    self.truncated = True
+                    return
+                out.append(entry)
             return
         atk = m.atk[i]
         for e in options[i]:
@@ -216,12 +214,6 @@ class _OutcomeSearch:
             self.best_value = exact_value
             self.best_plan = [(i, tiles[i], targets[i]) for i in order]  # playing order
 
-    def _is_win(self, dead: int) -> bool:
-        win = self._win.get(dead)
-        if win is None:
-            win = self._win[dead] = self.model.is_win(dead)
-        return win
-
     def _region_set(self, i: int, dead: int) -> frozenset[int]:
         key = (i, dead)
         s = self._region_sets.get(key)
@@ -284,73 +276,43 @@ class _OutcomeSearch:
         return order if extend(0, 0) else None
 
 
-class _TranspositionSearch:
-    """Exact for any evaluation: depth-first over states, each distinct state solved once."""
+class _TranspositionSearch(PlanEnumeration):
+    """Exact for any evaluation: depth-first over states, each distinct state solved once.
+    Actions are executed and rolled back by ``PlanEnumeration._unit_actions``."""
 
     def __init__(self, model: TurnModel, evaluator: Evaluator, budget: Budget):
-        self.model = model
-        self.evaluator = evaluator
-        self.clock = BudgetClock(budget)
-        self.best_value = -math.inf
-        self.best_plan = None
-        self.leaves = 0
-        self.pos = model.start[:]
-        self.occ = model.occupancy[:]
-        self.hp = model.enemy_hp[:]
+        super().__init__(model, evaluator, budget)
         self.memo: dict[tuple, tuple[float, tuple]] = {}
-        self.plan: list[tuple[int, int, int]] = []  # the path from the root, for replays
+        # ``self.plan`` (from PlanEnumeration) is the path from the root, for replays.
 
     def run(self) -> None:
-        value, plan = self._solve(0, 0)
+        value, plan = self._solve(0)
         self.best_value, self.best_plan = value, list(plan)
 
-    def _solve(self, acted: int, dead: int):
+    def _solve(self, acted: int):
         key = (acted, tuple(self.pos), tuple(self.hp))
         hit = self.memo.get(key)
         if hit is not None:
             return hit
         m = self.model
-        occ, pos, hp = self.occ, self.pos, self.hp
-        best_value, best_plan = -math.inf, ()
+        everyone = (1 << m.n) - 1
+        best = [-math.inf, ()]
         for i in range(m.n):
             if (acted >> i) & 1:
                 continue
-            start = pos[i]
-            for tile in m.region(i, dead):
-                if occ[tile] != FREE and occ[tile] != i:
-                    continue
-                self.clock.tick()
-                occ[start] = FREE
-                occ[tile] = i
-                pos[i] = tile
-                for e in (-1, *m.targets(i, tile)):
-                    old = hp[e] if e >= 0 else 0
-                    if e >= 0 and old <= 0:
-                        continue
-                    new_dead = dead
-                    if e >= 0:
-                        hp[e] = max(0, old - m.atk[i])
-                        if hp[e] == 0:
-                            new_dead = dead | (1 << e)
-                            occ[m.enemy_tile[e]] = FREE
-                    done = acted | (1 << i)
-                    self.plan.append((i, tile, e))
-                    if done == (1 << m.n) - 1 or m.is_win(new_dead):
-                        value, rest = self._leaf(done), ()
-                    else:
-                        value, rest = self._solve(done, new_dead)
-                    self.plan.pop()
-                    if value > best_value:
-                        best_value, best_plan = value, ((i, tile, e), *rest)
-                    if e >= 0:
-                        hp[e] = old
-                        if new_dead != dead:
-                            occ[m.enemy_tile[e]] = m.n + e
-                occ[tile] = FREE
-                occ[start] = i
-                pos[i] = start
-        self.memo[key] = (best_value, best_plan)
-        return best_value, best_plan
+            done = acted | (1 << i)
+
+            def visit(done=done) -> None:
+                if done == everyone or self._is_win(self.dead):
+                    value, rest = self._leaf(done), ()
+                else:
+                    value, rest = self._solve(done)
+                if value > best[0]:
+                    best[0], best[1] = value, (self.plan[-1], *rest)
+
+            self._unit_actions(i, visit)
+        self.memo[key] = result = (best[0], best[1])
+        return result
 
     def _leaf(self, acted: int) -> float:
         # Every order reaching these Hp, tiles and acted units leaves the same game state.
@@ -361,4 +323,6 @@ class _TranspositionSearch:
         self.leaves += 1
         value = self.evaluator.replay_value(self.plan)
         self.memo[key] = value
+        if value > self.best_value:  # anytime: the best complete plan so far
+            self.best_value, self.best_plan = value, self.plan[:]
         return value

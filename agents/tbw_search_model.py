@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import heapq
 
+from tbw_envs.tbw.state import MOVE_EPSILON
+
 # Occupancy codes: -1 free, 0..n-1 ready unit i, n+e enemy e, STATIC for our units that have
 # already acted this turn (they block end tiles but, being ours, not paths).
 FREE = -1
@@ -95,7 +97,7 @@ class TurnModel:
         """Same rule as the core's movement range, with the enemies in ``dead`` removed."""
         sc = self.scenario
         spec = sc.units[self.ready[i]]
-        budget = spec.type.move
+        budget = spec.type.move + MOVE_EPSILON  # as the core: decimal costs fill it exactly
         costs = sc.move_costs[spec.type.move_class]
         neighbors = sc.board.neighbors
         blocked = {
@@ -212,6 +214,15 @@ class Evaluator:
         self.decomposition = decomposition
         self._base_cache: dict[tuple[int, ...], float] = {}
         self._mask_cache: dict[int, tuple[float, list]] = {}
+        # A base linear in the living enemies' Hp (``DefaultEvaluation``) is evaluated as
+        # ``mask_constant(dead) + sum(coef x Hp) + tables``: the compiled kernel sums the same
+        # terms in the same order, so both round alike and break ties between plans alike.
+        self.hp_coef: list[float] | None = None
+        if decomposition is not None and hasattr(decomposition, "linear_hp_coefficients"):
+            coef = decomposition.linear_hp_coefficients()
+            self.hp_coef = [float(coef[u]) for u in model.enemy_uid]
+            self._hp_terms = tuple(enumerate(self.hp_coef))
+        self._mask_constants: dict[int, tuple[float, list]] = {}
 
     def tables(self, dead: int) -> tuple[float, list]:
         """(value of our static units, per-ready-unit tile tables) for the dead mask."""
@@ -232,11 +243,30 @@ class Evaluator:
             self._base_cache[key] = value
         return value
 
+    def mask_constant(self, dead: int) -> float:
+        """With ``hp_coef``: base + static value - the linear Hp part, for the dead mask."""
+        return self._linear_entry(dead)[0]
+
+    def _linear_entry(self, dead: int) -> tuple[float, list]:
+        entry = self._mask_constants.get(dead)
+        if entry is None:
+            probe = [0 if (dead >> e) & 1 else hp for e, hp in enumerate(self.model.enemy_hp)]
+            linear = sum(c * hp for c, hp in zip(self.hp_coef, probe, strict=True))
+            static, tables = self.tables(dead)
+            entry = self._mask_constants[dead] = (self.base(probe) + static - linear, tables)
+        return entry
+
     def leaf(self, pos, enemy_hp, dead: int, plan) -> float:
-        if self.decomposition is None:
+        if self.hp_coef is not None:  # the kernel's summation order, term for term (__init__)
+            entry = self._mask_constants.get(dead) or self._linear_entry(dead)
+            value, tables = entry
+            for e, c in self._hp_terms:
+                value += c * enemy_hp[e]
+        elif self.decomposition is None:
             return self.replay_value(plan)
-        static, tables = self.tables(dead)
-        value = self.base(enemy_hp) + static
+        else:
+            static, tables = self.tables(dead)
+            value = self.base(enemy_hp) + static
         for i, tile in enumerate(pos):
             value += tables[i][tile]
         return value
