@@ -3,10 +3,8 @@ compiled kernel == reference, the search agent in real games."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
-from test_tbw_search_helpers import random_state
+from test_tbw_search_helpers import close, random_state, replay
 
 from agents import _tbw_kernel
 from agents.greedy import GreedyAgent
@@ -29,16 +27,6 @@ needs_numba = pytest.mark.skipif(not _tbw_kernel.HAVE_NUMBA, reason="numba not i
 # Cases the pure-Python reference runs in about a second each; the rest need the kernel.
 SMALL_CASES = [(n, m, k) for (n, m, k) in PAPER_OPS1 if n == 3 or m == 2]
 
-
-def close(a: float, b: float) -> bool:
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
-
-
-def replay(state, actions):
-    state = state.clone()
-    for action in actions:
-        state.apply(action)  # raises on an illegal action
-    return state
 
 
 # ------------------------------------------------------------------ Table 2

@@ -8,6 +8,7 @@ import random
 import time
 
 import pytest
+from test_tbw_search_helpers import close, replay
 
 from agents import _tbw_kernel
 from agents.tbw_eval import DefaultEvaluation
@@ -17,16 +18,6 @@ from tbw_envs.tbw import parse_scenario
 
 needs_numba = pytest.mark.skipif(not _tbw_kernel.HAVE_NUMBA, reason="numba not installed")
 
-
-def close(a: float, b: float) -> bool:
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
-
-
-def replay(state, actions):
-    state = state.clone()
-    for action in actions:
-        state.apply(action)  # raises on an illegal action
-    return state
 
 
 def first_moves(model: TurnModel) -> set[int]:

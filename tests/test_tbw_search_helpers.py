@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 from tbw_envs.tbw import parse_scenario
@@ -59,3 +60,14 @@ def random_scenario_dict(seed: int, *, topology: str | None = None, own: int | N
 
 def random_state(seed: int, **kwargs):
     return parse_scenario(random_scenario_dict(seed, **kwargs)).initial_state()
+
+
+def close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def replay(state, actions):
+    state = state.clone()
+    for action in actions:
+        state.apply(action)  # raises on an illegal action
+    return state
