@@ -20,9 +20,7 @@ below ``1 << n_attackable``.
 
 from __future__ import annotations
 
-import heapq
-
-from tbw_envs.tbw.state import MOVE_EPSILON
+from tbw_envs.tbw.rules import in_attack_range, reachable_tiles, side_has_lost
 
 # Occupancy codes: -1 free, 0..n-1 ready unit i, n+e enemy e, STATIC for our units that have
 # already acted this turn (they block end tiles but, being ours, not paths).
@@ -78,10 +76,7 @@ class TurnModel:
             e for e in sc.side_units[1 - side] if state.hp[e] <= 0
         ]
         self.full_attackable_mask = (1 << self.n_attackable) - 1
-        n_units = len(sc.units)
-        self._slot_base = sc.board.size  # action = (slot * tiles + tile) * (N + 1) + k
-        self._n_slots = sc.units_per_side
-        self._unit_slot = [sc.units[u].slot for u in range(n_units)]
+        self._unit_slot = [u.slot for u in sc.units]
 
     # ---------------------------------------------------------------- geometry
 
@@ -94,31 +89,14 @@ class TurnModel:
         return tiles
 
     def _compute_region(self, i: int, dead: int) -> tuple[int, ...]:
-        """Same rule as the core's movement range, with the enemies in ``dead`` removed."""
-        sc = self.scenario
-        spec = sc.units[self.ready[i]]
-        budget = spec.type.move + MOVE_EPSILON  # as the core: decimal costs fill it exactly
-        costs = sc.move_costs[spec.type.move_class]
-        neighbors = sc.board.neighbors
+        """The core's movement rule, with the enemies in ``dead`` removed from the board."""
         blocked = {
             tile for e, tile in enumerate(self.enemy_tile) if not (dead >> e) & 1
         }
-        start = self.start[i]
-        best = {start: 0}
-        frontier = [(0, start)]
-        while frontier:
-            spent, tile = heapq.heappop(frontier)
-            if spent > best[tile]:
-                continue
-            for nxt in neighbors[tile]:
-                step = costs[nxt]
-                if step is None or nxt in blocked:
-                    continue
-                total = spent + step
-                if total <= budget and total < best.get(nxt, budget + 1):
-                    best[nxt] = total
-                    heapq.heappush(frontier, (total, nxt))
-        return tuple(sorted(best))
+        uid = self.ready[i]
+        return tuple(sorted(
+            reachable_tiles(self.scenario, self.start[i], self.scenario.units[uid].type, blocked)
+        ))
 
     def targets(self, i: int, tile: int) -> tuple[int, ...]:
         """Enemy indices unit ``i`` could attack from ``tile`` if they are alive."""
@@ -135,15 +113,7 @@ class TurnModel:
 
     def _in_attack_range(self, uid: int, tile: int, target: int) -> bool:
         sc = self.scenario
-        utype = sc.units[uid].type
-        tpos = self.state.pos[target]
-        dist = sc.board.distance_table[tile][tpos]
-        if not utype.range_min <= dist <= utype.range_max:
-            return False
-        if sc.line_of_sight and dist > 1:
-            blocks = sc.blocks_sight
-            return not any(blocks[t] for t in sc.board.tiles_between(tile, tpos))
-        return True
+        return in_attack_range(sc, sc.units[uid].type, tile, self.state.pos[target])
 
     def _attackable_enemies(self) -> set[int]:
         """Enemies (by uid) that some ready unit can attack this turn under some kill order:
@@ -166,14 +136,9 @@ class TurnModel:
 
     def is_win(self, dead: int) -> bool:
         """Whether the enemies in ``dead`` (plus those dead before the turn) lose the game."""
-        sc = self.scenario
-        if sc.win == "none" or not sc.side_units[1 - self.side]:
-            return False
         dead_uids = {self.enemy_uid[e] for e in range(self.n_enemies) if (dead >> e) & 1}
         dead_uids.update(self._dead_before)
-        if len(dead_uids) == len(sc.side_units[1 - self.side]):
-            return True
-        return sc.win == "leader" and any(sc.units[u].leader for u in dead_uids)
+        return side_has_lost(self.scenario, 1 - self.side, dead_uids)
 
     def alive_uids(self, dead: int) -> frozenset[int]:
         return frozenset(
@@ -190,16 +155,14 @@ class TurnModel:
     def encode(self, i: int, tile: int, target: int) -> int:
         """The game action: ready unit ``i`` moves to ``tile`` and attacks enemy index
         ``target`` (-1: no attack)."""
-        k = self._n_slots if target < 0 else self.enemy_slot[target]
-        slot = self._unit_slot[self.ready[i]]
-        return (slot * self._slot_base + tile) * (self._n_slots + 1) + k
+        enemy_slot = None if target < 0 else self.enemy_slot[target]
+        return self.scenario.unit_action(self._unit_slot[self.ready[i]], tile, enemy_slot)
 
     def decode(self, action: int) -> tuple[int, int, int]:
         """Inverse of ``encode`` for unit actions of a ready unit."""
-        rest, k = divmod(action, self._n_slots + 1)
-        slot, tile = divmod(rest, self._slot_base)
+        slot, tile, enemy_slot = self.scenario.split_action(action)
         i = next(j for j, u in enumerate(self.ready) if self._unit_slot[u] == slot)
-        target = -1 if k == self._n_slots else self.enemy_slot.index(k)
+        target = -1 if enemy_slot is None else self.enemy_slot.index(enemy_slot)
         return i, tile, target
 
 

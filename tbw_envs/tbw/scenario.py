@@ -127,6 +127,20 @@ class Scenario:
     def end_turn_action(self) -> int:
         return self.num_actions - 1
 
+    def unit_action(self, slot: int, tile: int, enemy_slot: int | None) -> int:
+        """The action id of the acting side's unit in ``slot`` moving to ``tile`` and attacking
+        the enemy in ``enemy_slot`` (None: no attack). The one definition of the encoding."""
+        n = self.units_per_side
+        k = n if enemy_slot is None else enemy_slot
+        return (slot * self.board.size + tile) * (n + 1) + k
+
+    def split_action(self, action: int) -> tuple[int, int, int | None]:
+        """Inverse of ``unit_action`` for a unit action id: (slot, tile, enemy slot or None)."""
+        n = self.units_per_side
+        rest, k = divmod(action, n + 1)
+        slot, tile = divmod(rest, self.board.size)
+        return slot, tile, None if k == n else k
+
     def initial_state(self):
         from tbw_envs.tbw.state import TBWState
 

@@ -16,15 +16,15 @@ once per turn and reused until an enemy dies. Legal actions are then a filter ov
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 import numpy as np
 
+from tbw_envs.tbw.rules import MOVE_EPSILON, in_attack_range, reachable_tiles, side_has_lost
 from tbw_envs.tbw.scenario import Scenario
 
 END_TURN = "END_TURN"
-MOVE_EPSILON = 1e-9
+__all__ = ["END_TURN", "MOVE_EPSILON", "IllegalActionError", "TBWState", "Unit"]
 
 
 class IllegalActionError(ValueError):
@@ -178,50 +178,18 @@ class TBWState:
     def _reachable(self, uid: int) -> dict[int, float]:
         """Tiles reachable within movement points, ignoring whether allies stand on them."""
         sc = self.scenario
-        spec = sc.units[uid]
-        side = spec.side
-        # Decimal costs (0.1 + 0.2 ...) must fill the budget exactly despite float rounding.
-        budget = spec.type.move + MOVE_EPSILON
-        costs = sc.move_costs[spec.type.move_class]
-        neighbors = sc.board.neighbors
-        occ = self.occupant
-        unit_side = sc.unit_sides
-        start = self.pos[uid]
-        best = {start: 0}
-        frontier = [(0, start)]
-        pop, push = heapq.heappop, heapq.heappush
-        while frontier:
-            spent, tile = pop(frontier)
-            if spent > best[tile]:
-                continue
-            for nxt in neighbors[tile]:
-                step = costs[nxt]
-                if step is None:
-                    continue
-                total = spent + step
-                if total > budget:
-                    continue
-                other = occ[nxt]
-                if other >= 0 and unit_side[other] != side:
-                    continue
-                if total < best.get(nxt, budget + 1):
-                    best[nxt] = total
-                    push(frontier, (total, nxt))
-        return best
+        side = sc.unit_sides[uid]
+        enemy_tiles = {
+            self.pos[e] for e in sc.side_units[1 - side] if self.hp[e] > 0
+        }
+        return reachable_tiles(sc, self.pos[uid], sc.units[uid].type, enemy_tiles)
 
     def can_attack_from(self, uid: int, tile: int, target: int) -> bool:
         """Whether ``uid`` standing on ``tile`` may attack ``target`` where it now stands."""
         sc = self.scenario
         if self.hp[target] <= 0 or sc.units[target].side == sc.units[uid].side:
             return False
-        utype = sc.units[uid].type
-        dist = sc.board.distance_table[tile][self.pos[target]]
-        if not utype.range_min <= dist <= utype.range_max:
-            return False
-        if sc.line_of_sight and dist > 1:
-            blocks = sc.blocks_sight
-            return not any(blocks[t] for t in sc.board.tiles_between(tile, self.pos[target]))
-        return True
+        return in_attack_range(sc, sc.units[uid].type, tile, self.pos[target])
 
     def _unit_options(self, uid: int) -> dict[int, tuple[int, ...]]:
         options = self._options.get(uid)
@@ -241,7 +209,7 @@ class TBWState:
         check_sight = sc.line_of_sight and rmax > 1
         options = {}
         for tile in self._reachable(uid):
-            base = (slot_base + tile) * (n + 1)
+            base = (slot_base + tile) * (n + 1)  # Scenario.unit_action, inlined: hot loop
             acts = [base + n]
             distances = distance_table[tile]
             # Inlined range test (the hot loop); can_attack_from is the readable twin.
@@ -309,17 +277,15 @@ class TBWState:
             raise ValueError(
                 f"encode_action: destination {dest!r} is not a (row, col) on the board"
             )
-        n = sc.units_per_side
         tile = sc.board.tile(*dest)
-        if target is None:
-            k = n
-        else:
+        enemy_slot = None
+        if target is not None:
             if not isinstance(target, (int, np.integer)) or not 0 <= target < len(sc.units):
                 raise ValueError(f"encode_action: unknown target unit id {target!r}")
             if sc.units[target].side == spec.side:
                 raise ValueError(f"encode_action: target {target} is on the acting side")
-            k = sc.units[target].slot
-        return (spec.slot * sc.board.size + tile) * (n + 1) + k
+            enemy_slot = sc.units[target].slot
+        return sc.unit_action(spec.slot, tile, enemy_slot)
 
     def decode_action(self, action):
         """``(unit_id, (row, col), target_unit_id or None)`` for the side to move, or END_TURN."""
@@ -327,16 +293,14 @@ class TBWState:
         if action == self.end_turn_action:
             return END_TURN
         sc = self.scenario
-        n = sc.units_per_side
-        rest, k = divmod(action, n + 1)
-        slot, tile = divmod(rest, sc.board.size)
+        slot, tile, k = sc.split_action(action)
         own = sc.side_units[self.current_side]
         if slot >= len(own):
             raise IllegalActionError(
                 f"action {action}: side {self.current_side} has no unit in slot {slot}"
             )
         target = None
-        if k < n:
+        if k is not None:
             enemy = sc.side_units[1 - self.current_side]
             if k >= len(enemy):
                 raise IllegalActionError(
@@ -462,14 +426,10 @@ class TBWState:
         sc = self.scenario
         if sc.win == "none":
             return False
-        lost = []
-        for side in (0, 1):
-            ids = sc.side_units[side]
-            annihilated = bool(ids) and all(self.hp[u] <= 0 for u in ids)
-            leader_down = sc.win == "leader" and any(
-                sc.units[u].leader and self.hp[u] <= 0 for u in ids
-            )
-            lost.append(annihilated or leader_down)
+        lost = [
+            side_has_lost(sc, side, [u for u in sc.side_units[side] if self.hp[u] <= 0])
+            for side in (0, 1)
+        ]
         if lost[0] or lost[1]:
             self.terminal = True
             self._options = {}
