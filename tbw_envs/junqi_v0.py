@@ -220,14 +220,17 @@ class raw_env(AECEnv):
         """``agent``'s env action as a core (absolute) action."""
         return action_to_absolute(as_action(env_action), self.agent_name_mapping[agent])
 
-    def encode_action(self, agent: str, from_post, to_post) -> int:
-        """``agent``'s env action moving from ``from_post`` to ``to_post`` (absolute posts as
-        ints 0-59 or names like 'K0')."""
+    def encode_action(self, from_post, to_post, agent: str | None = None) -> int:
+        """The env action (in ``agent``'s frame; default: the agent to act) moving from
+        ``from_post`` to ``to_post``, absolute posts as ints 0-59 or names like 'K0'. Same
+        argument order as ``tbw_v0``: what to do first, whose frame last."""
         absolute = parse_post(from_post) * 60 + parse_post(to_post)
-        return self.to_env_action(agent, absolute)
+        return self.to_env_action(self.agent_selection if agent is None else agent, absolute)
 
-    def decode_action(self, agent: str, action: int) -> tuple[int, int]:
-        """Absolute ``(from_post, to_post)`` of ``agent``'s env move action."""
+    def decode_action(self, action: int, agent: str | None = None) -> tuple[int, int]:
+        """Absolute ``(from_post, to_post)`` of an env move action of ``agent`` (default: the
+        agent to act)."""
+        agent = self.agent_selection if agent is None else agent
         absolute = self.to_core_action(agent, action)
         if absolute >= NUM_MOVE_ACTIONS:
             raise ValueError(f"action {action} is a deployment action, not a move")

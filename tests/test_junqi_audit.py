@@ -416,10 +416,10 @@ def test_audit_player_1_actions_are_the_half_turned_absolute_moves():
     env.reset(seed=2)
     for a in range(60):
         for b in range(60):
-            action = env.encode_action("player_1", a, b)
+            action = env.encode_action(a, b, "player_1")
             assert action == (59 - a) * 60 + (59 - b)
-            assert env.decode_action("player_1", action) == (a, b)
-            assert env.decode_action("player_0", env.encode_action("player_0", a, b)) == (a, b)
+            assert env.decode_action(action, "player_1") == (a, b)
+            assert env.decode_action(env.encode_action(a, b, "player_0"), "player_0") == (a, b)
     env.step(env.game.legal_actions()[0])
     mask = env.observe("player_1")["action_mask"]
     expected = np.zeros(3612, dtype=np.int8)

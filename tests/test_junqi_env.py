@@ -65,17 +65,17 @@ def test_player_1_sees_its_side_at_the_bottom_and_acts_in_that_frame():
     assert np.array_equal(obs0["observation"][:12], obs1["observation"][:12])
     flag_plane = OBSERVATION_PLANES.index("own_flag")
     assert obs1["observation"][flag_plane, 11, 1] == 1  # bottom row, column 1
-    env.step(env.encode_action("player_0", "G0", "F0"))  # attack; whatever the result
+    env.step(env.encode_action("G0", "F0"))  # player_0 is to act  # attack; whatever the result
     mask = env.observe("player_1")["action_mask"]
     core = env.game.legal_actions()
     assert {env.to_core_action("player_1", a) for a in np.flatnonzero(mask)} == set(core)
     for action in np.flatnonzero(mask):
-        from_post, to_post = env.decode_action("player_1", int(action))
+        from_post, to_post = env.decode_action(int(action), "player_1")
         assert env.game.owner[from_post] == 1
-        assert env.encode_action("player_1", from_post, to_post) == action
+        assert env.encode_action(from_post, to_post, "player_1") == action
     # Half a turn: player 1 stepping back from its front row (F0-E0) is, in its own frame, the
     # same action as player 0 stepping back from the mirrored post (G4-H4).
-    assert env.encode_action("player_1", "F0", "E0") == env.encode_action("player_0", "G4", "H4")
+    assert env.encode_action("F0", "E0", "player_1") == env.encode_action("G4", "H4", "player_0")
 
 
 def test_illegal_actions():
