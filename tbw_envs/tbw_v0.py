@@ -28,6 +28,7 @@ from pettingzoo.utils import wrappers
 from tbw_envs.tbw import END_TURN, IllegalActionError, load_scenario
 from tbw_envs.tbw.observation import ObservationEncoder
 from tbw_envs.tbw.render import render_ansi, render_rgb
+from tbw_envs.tbw.state import as_action_id
 
 AGENTS = ("player_0", "player_1")
 
@@ -140,11 +141,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return self.to_env_action(agent, self._state.encode_action(unit_id, dest, target))
 
     def _valid_int(self, action) -> int:
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"action must be an int, got {action!r} ({type(action).__name__})")
-        if not 0 <= action < self.scenario.num_actions:
-            raise ValueError(f"action {action} is out of range [0, {self.scenario.num_actions})")
-        return int(action)
+        return as_action_id(action, self.scenario.num_actions)
 
     # ------------------------------------------------------------------ AEC API
 

@@ -13,7 +13,6 @@ names the action.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from typing import Any
 
@@ -23,18 +22,7 @@ import numpy as np
 SEATS = ("player_0", "player_1")
 
 
-class _RandomOpponent:
-    name = "random"
-
-    def __init__(self):
-        self._rng = random.Random()
-
-    def reset(self, seed: int | None = None) -> None:
-        self._rng.seed(seed)
-
-    def act(self, view) -> int:
-        actions = view.legal_actions()
-        return actions[self._rng.randrange(len(actions))]
+OpponentPolicy = Callable[[np.ndarray, np.ndarray], int]
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -43,7 +31,7 @@ class SingleAgentEnv(gymnasium.Env):
     def __init__(
         self,
         aec_env,
-        opponent: Any = "random",
+        opponent: Any | OpponentPolicy = "random",
         learner_seat: int | str = 0,
         illegal_action: str = "lose",
         illegal_reward: float = -1.0,
@@ -65,7 +53,9 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner_seat_option = learner_seat
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
-        self.opponent = _RandomOpponent() if opponent == "random" else opponent
+        # "random" samples the opponent's mask with this env's np_random, so reset(seed=...)
+        # fixes the opponent's play too.
+        self.opponent = self._random_policy if opponent == "random" else opponent
         if not (hasattr(self.opponent, "act") or callable(self.opponent)):
             raise TypeError(
                 "opponent must be 'random', an agent with act(view), or a callable "
@@ -90,6 +80,9 @@ class SingleAgentEnv(gymnasium.Env):
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (what MaskablePPO asks for)."""
         return self.aec.action_mask(self.learner).astype(bool)
+
+    def _random_policy(self, _observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.np_random.choice(np.flatnonzero(action_mask)))
 
     def _learner_obs(self) -> np.ndarray:
         return self.aec.observe(self.learner)["observation"]
@@ -195,5 +188,3 @@ def make_junqi_single(
     return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,
                           illegal_action=illegal_action)
 
-
-OpponentPolicy = Callable[[np.ndarray, np.ndarray], int]

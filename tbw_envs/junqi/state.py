@@ -160,6 +160,13 @@ def deployment_masks() -> tuple[list[int], list[int]]:
 _DEPLOYMENT_MASKS = deployment_masks()
 
 
+
+def returns_for(winner: int | None) -> list[float]:
+    """Both players' returns given the winner (None: draw or game not over), as in TBW."""
+    if winner is None:
+        return [0.0, 0.0]
+    return [1.0, -1.0] if winner == 0 else [-1.0, 1.0]
+
 class JunqiState:
     """Two-player Junqi. Player 0 owns rows G-L and moves first; player 1 owns rows A-F."""
 
@@ -307,11 +314,9 @@ class JunqiState:
     def is_terminal(self) -> bool:
         return self.end_reason is not None
 
-    def returns(self) -> list[int]:
+    def returns(self) -> list[float]:
         """``[r0, r1]``: +1 win, -1 loss, 0 draw or game not over."""
-        if self.winner is None:
-            return [0, 0]
-        return [1, -1] if self.winner == 0 else [-1, 1]
+        return returns_for(self.winner)
 
     encode_action = staticmethod(encode_action)
     decode_action = staticmethod(decode_action)

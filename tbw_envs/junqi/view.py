@@ -34,6 +34,7 @@ from tbw_envs.junqi.state import (
     _tables,
     decode_action,
     encode_action,
+    returns_for,
 )
 
 
@@ -85,10 +86,8 @@ class JunqiView:
     def is_terminal(self) -> bool:
         return self.end_reason is not None
 
-    def returns(self) -> list[int]:
-        if self.winner is None:
-            return [0, 0]
-        return [1, -1] if self.winner == 0 else [-1, 1]
+    def returns(self) -> list[float]:
+        return returns_for(self.winner)
 
     def legal_actions(self) -> list[int]:
         """The player's legal actions; empty when the game is over or it is not its turn

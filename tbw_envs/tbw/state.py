@@ -24,11 +24,26 @@ from tbw_envs.tbw.rules import MOVE_EPSILON, in_attack_range, reachable_tiles, s
 from tbw_envs.tbw.scenario import Scenario
 
 END_TURN = "END_TURN"
-__all__ = ["END_TURN", "MOVE_EPSILON", "IllegalActionError", "TBWState", "Unit"]
+__all__ = ["END_TURN", "MOVE_EPSILON", "IllegalActionError", "TBWState", "Unit", "as_action_id"]
 
 
 class IllegalActionError(ValueError):
     """An action that is not legal in the current state; the state is left unchanged."""
+
+
+def as_action_id(action, num_actions: int) -> int:
+    """``action`` as a plain int in ``[0, num_actions)`` (Python or numpy integers, or a 0-d
+    integer array); anything else raises ``IllegalActionError`` naming the value."""
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = action.item()
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(
+            f"action must be an int in [0, {num_actions}), got {action!r} "
+            f"({type(action).__name__})"
+        )
+    if not 0 <= action < num_actions:
+        raise IllegalActionError(f"action {action} is out of range [0, {num_actions})")
+    return int(action)
 
 
 @dataclass(frozen=True)
@@ -55,7 +70,7 @@ class TBWState:
 
     __slots__ = (
         "scenario", "hp", "pos", "occupant", "acted", "current_side", "turn", "winner",
-        "terminal", "units_acted_total", "last_side", "_options", "_legal",
+        "terminal", "last_side", "_options", "_legal",
     )
 
     def __init__(self, scenario: Scenario):
@@ -71,7 +86,6 @@ class TBWState:
         self.turn = 1  # the round number: each side plays its ``turn``-th turn
         self.winner: int | None = None
         self.terminal = False
-        self.units_acted_total = 0
         # The side that played the most recent action (None before the first): after a turn
         # ends the state alone would not say who just moved, which evaluations need.
         self.last_side: int | None = None
@@ -106,7 +120,6 @@ class TBWState:
         new.turn = self.turn
         new.winner = self.winner
         new.terminal = self.terminal
-        new.units_acted_total = self.units_acted_total
         new.last_side = self.last_side
         new._options = dict(self._options)  # values are never mutated, only replaced
         new._legal = self._legal
@@ -321,20 +334,7 @@ class TBWState:
         return text
 
     def _as_action_int(self, action) -> int:
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-                action = int(action)
-            else:
-                raise IllegalActionError(
-                    f"action must be an int in [0, {self.num_actions}), got {action!r} "
-                    f"({type(action).__name__})"
-                )
-        action = int(action)
-        if not 0 <= action < self.num_actions:
-            raise IllegalActionError(
-                f"action {action} is out of range [0, {self.num_actions})"
-            )
-        return action
+        return as_action_id(action, self.num_actions)
 
     def _check_legal(self, action) -> tuple:
         if self.terminal:
@@ -389,7 +389,6 @@ class TBWState:
         occ[tile] = uid
         self.pos[uid] = tile
         self.acted[uid] = True
-        self.units_acted_total += 1
         self._options.pop(uid, None)
         if target is not None:
             self.hp[target] = max(0, self.hp[target] - self.scenario.units[uid].type.atk)
