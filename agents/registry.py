@@ -17,13 +17,13 @@ def _random(**kw):
 
 
 def _greedy(**kw):
-    from agents.greedy import GreedyAgent
+    from agents.tbw.greedy import GreedyAgent
 
     return GreedyAgent(**kw)
 
 
 def _search(**kw):
-    from agents.tbw_search import TBWSearchAgent
+    from agents.tbw.search import TBWSearchAgent
 
     kw.pop("seed", None)
     return TBWSearchAgent(**kw)

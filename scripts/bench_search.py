@@ -17,10 +17,10 @@ import argparse
 import platform
 import random
 
-from agents import _tbw_kernel
-from agents.tbw_eval import DefaultEvaluation
-from agents.tbw_search import plan_turn
-from agents.tbw_search_table2 import MOVEMENTS, PLACEMENTS, table2_state
+from agents.tbw import _kernel as _tbw_kernel
+from agents.tbw.evaluation import DefaultEvaluation
+from agents.tbw.search import plan_turn
+from agents.tbw.table2 import MOVEMENTS, PLACEMENTS, table2_state
 from tbw_envs.tbw import load_scenario
 
 

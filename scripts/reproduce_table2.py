@@ -5,7 +5,7 @@
     python scripts/reproduce_table2.py --kernel python   # the plain-Python reference (slow)
 
 The compact placements (the paper's Figure 10) are the L-tromino and the 2 x 2 square; see
-``agents/tbw_search_table2.py``.
+``agents/tbw/table2.py``.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from agents.tbw_search import plan_turn
-from agents.tbw_search_table2 import (
+from agents.tbw.search import plan_turn
+from agents.tbw.table2 import (
     COMPACT_PLACEMENTS,
     MOVEMENTS,
     PAPER_D_OPS1,

@@ -6,8 +6,8 @@ import pytest
 
 from agents import Agent, RandomAgent
 from agents.arena import play_game, run_match, tbw_game
-from agents.greedy import GreedyAgent
 from agents.registry import make_agent, parse_agent_spec
+from agents.tbw.greedy import GreedyAgent
 from tbw_envs.tbw import END_TURN, load_scenario
 
 

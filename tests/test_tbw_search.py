@@ -1,4 +1,4 @@
-"""Single-turn search (agents.tbw_search): Table 2, Algorithm 2 == 5, exact == Algorithm 5,
+"""Single-turn search (agents.tbw.search): Table 2, Algorithm 2 == 5, exact == Algorithm 5,
 compiled kernel == reference, the search agent in real games."""
 
 from __future__ import annotations
@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 from test_tbw_search_helpers import close, random_state, replay
 
-from agents import _tbw_kernel
-from agents.greedy import GreedyAgent
 from agents.random_agent import RandomAgent
-from agents.tbw_eval import DefaultEvaluation
-from agents.tbw_search import TBWSearchAgent, next_permutation, plan_turn
-from agents.tbw_search_model import TurnModel
-from agents.tbw_search_table2 import (
+from agents.tbw import _kernel as _tbw_kernel
+from agents.tbw.evaluation import DefaultEvaluation
+from agents.tbw.greedy import GreedyAgent
+from agents.tbw.search import TBWSearchAgent, next_permutation, plan_turn
+from agents.tbw.search_model import TurnModel
+from agents.tbw.table2 import (
     MOVEMENTS,
     PAPER_OPS1,
     PLACEMENTS,
@@ -270,7 +270,7 @@ def test_one_argument_evaluation_scores_for_the_side_that_moved():
 def test_agent_budget_bounds_a_hard_big_map_turn():
     """Greedy play on the 10 v 10 map reaches turns the exact solver cannot finish quickly; the
     agent's node budget bounds them and still yields a legal plan (the best found so far)."""
-    from agents.tbw_search import DEFAULT_AGENT_BUDGET
+    from agents.tbw.search import DEFAULT_AGENT_BUDGET
 
     assert TBWSearchAgent().budget == DEFAULT_AGENT_BUDGET
     assert TBWSearchAgent(budget=None).budget is None

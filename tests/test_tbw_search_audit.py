@@ -1,4 +1,4 @@
-"""Audit of the single-turn search (agents.tbw_search*): one regression test per defect found,
+"""Audit of the single-turn search (agents.tbw.search*): one regression test per defect found,
 plus randomized sweeps against an independent brute force over the game core."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import time
 import pytest
 from test_tbw_search_helpers import close, replay
 
-from agents import _tbw_kernel
-from agents.tbw_eval import DefaultEvaluation
-from agents.tbw_search import Budget, PlanEnumeration, TBWSearchAgent, plan_turn
-from agents.tbw_search_model import Evaluator, TurnModel
+from agents.tbw import _kernel as _tbw_kernel
+from agents.tbw.evaluation import DefaultEvaluation
+from agents.tbw.search import Budget, PlanEnumeration, TBWSearchAgent, plan_turn
+from agents.tbw.search_model import Evaluator, TurnModel
 from tbw_envs.tbw import parse_scenario
 
 needs_numba = pytest.mark.skipif(not _tbw_kernel.HAVE_NUMBA, reason="numba not installed")
@@ -488,7 +488,7 @@ def test_budgets_sweep():
 def test_budget_accepts_numpy_numbers_and_rejects_negative_ones():
     import numpy as np
 
-    from agents.tbw_search import Budget
+    from agents.tbw.search import Budget
 
     assert Budget.of(np.int64(500)) == Budget(nodes=500)
     assert Budget.of(np.float32(0.5)).seconds == pytest.approx(0.5)

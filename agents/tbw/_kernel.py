@@ -1,4 +1,4 @@
-"""Compiled Algorithms 2 and 5 (numba), twin of ``PlanEnumeration`` in ``agents.tbw_search``.
+"""Compiled Algorithms 2 and 5 (numba), twin of ``PlanEnumeration`` in ``agents.tbw.search``.
 
 Optional: used only when numba imports (``pip install tbw-envs[fast]``), the evaluation has a
 linear decomposition (``DefaultEvaluation``: base = sum of coefficient x Hp over living enemies +
@@ -83,7 +83,7 @@ def _pack(model, evaluator):
 
 
 def run(model, evaluator, algorithm: str, budget, started: float):
-    from agents.tbw_search import result_from_plan
+    from agents.tbw.search import result_from_plan
 
     packed = _pack(model, evaluator)
     max_ops = -1 if budget.nodes is None else int(budget.nodes)

@@ -2,14 +2,14 @@
 
 A *plan* is one side's whole turn: an order of its ready units and, for each unit in that order,
 a destination and an attack choice (or none). ``plan_turn(state, algorithm)`` finds the plan
-whose end state the evaluation (``agents.tbw_eval``) scores highest:
+whose end state the evaluation (``agents.tbw.evaluation``) scores highest:
 
 * ``"alg2"``: the paper's Algorithm 2. Unit orders in lexicographic order (Algorithm 1,
   next_permutation); for each order a depth-first search over the units' actions (Algorithm 3)
   that restarts from the first unit.
 * ``"alg5"``: the paper's Algorithm 5. The recursive permutation (Algorithm 4) interleaved with the
   depth-first search, so plans that share a prefix share its expansion.
-* ``"exact"``: ours (``agents.tbw_search_exact``): the same optimal value as Algorithm 5, found by
+* ``"exact"``: ours (``agents.tbw.search_exact``): the same optimal value as Algorithm 5, found by
   searching final outcomes instead of orders (see that module).
 
 ``ops1`` is the paper's counter: one expansion = one unit placed on one tile of its movement
@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.tbw_eval import DefaultEvaluation, decomposition_of
-from agents.tbw_search_model import FREE, Evaluator, TurnModel
+from agents.tbw.evaluation import DefaultEvaluation, decomposition_of
+from agents.tbw.search_model import FREE, Evaluator, TurnModel
 
 ALGORITHMS = ("alg2", "alg5", "exact")
 
@@ -141,7 +141,7 @@ class SearchBase:
 
 class PlanEnumeration(SearchBase):
     """Algorithms 2 and 5 in plain Python on a ``TurnModel``: the reference the compiled kernel
-    (``agents._tbw_kernel``) is tested against. Execute / roll back on small mutable lists,
+    (``agents.tbw._kernel``) is tested against. Execute / roll back on small mutable lists,
     exactly as Algorithm 3's "execute the current plan ... cancel this plan"."""
 
     def __init__(self, model: TurnModel, evaluator: Evaluator, budget: Budget):
@@ -298,11 +298,11 @@ def plan_turn(state, algorithm: str = "exact", evaluate=None, budget=None, kerne
             time.perf_counter() - started, True,
         )
     if algorithm == "exact":
-        from agents.tbw_search_exact import solve_exact
+        from agents.tbw.search_exact import solve_exact
 
         return solve_exact(model, evaluator, budget, started)
     if kernel != "python":
-        from agents import _tbw_kernel
+        from agents.tbw import _kernel as _tbw_kernel
 
         usable = _tbw_kernel.supports(model, evaluator) and budget.seconds is None
         if kernel == "numba" and not usable:

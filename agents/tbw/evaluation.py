@@ -1,4 +1,4 @@
-"""Evaluation of an end-of-turn TBW state, for the single-turn search in ``agents.tbw_search``.
+"""Evaluation of an end-of-turn TBW state, for the single-turn search in ``agents.tbw.search``.
 
 An evaluation is any callable ``evaluate(state, side) -> float``: it scores ``state`` (a game-core
 ``TBWState`` as the core produces it after a plan, so the turn may already have passed to the

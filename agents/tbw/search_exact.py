@@ -32,7 +32,7 @@ transposition table (key: which units acted, where ours stand, the enemies' Hp):
 reach the same state in a different order are solved once. That is exact for any evaluation of
 the end state.
 
-Both start from a greedy plan (``agents.tbw_search.greedy_plan``): a lower bound from the start,
+Both start from a greedy plan (``agents.tbw.search.greedy_plan``): a lower bound from the start,
 and the answer if the budget runs out before anything better is found.
 
 ops1 here counts every placement of a unit on a tile: in the bounds of the attack assignments
@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 import time
 
-from agents.tbw_search import (
+from agents.tbw.search import (
     Budget,
     OutOfBudget,
     PlanEnumeration,
@@ -54,7 +54,7 @@ from agents.tbw_search import (
     greedy_plan,
     result_from_plan,
 )
-from agents.tbw_search_model import Evaluator, TurnModel
+from agents.tbw.search_model import Evaluator, TurnModel
 
 MAX_ASSIGNMENTS = 2_000_000
 
