@@ -5,4 +5,6 @@ from agents.tbw.evaluation import DefaultEvaluation
 from agents.tbw.greedy import GreedyAgent
 from agents.tbw.search import Budget, SearchResult, TBWSearchAgent, plan_turn
 
-__all__ = ["Budget", "DefaultEvaluation", "GreedyAgent", "SearchResult", "TBWSearchAgent", "plan_turn"]
+__all__ = [
+    "Budget", "DefaultEvaluation", "GreedyAgent", "SearchResult", "TBWSearchAgent", "plan_turn",
+]
