@@ -1,7 +1,9 @@
 """Agents by name, so scripts and configs can say ``--agents greedy random``.
 
 A spec is ``name`` or ``name:key=value,key=value`` (values parsed as int, float or string),
-for example ``search:algorithm=exact`` or ``search:algorithm=alg5,budget=20000``.
+for example ``search:algorithm=exact``, ``search:algorithm=alg5,budget=20000``,
+``ucbmcts:iterations=2000`` or ``mcts:seconds=0.5``. A name may mean a different agent in each
+game: ``greedy`` is the TBW script in TBW and the evaluation's one-ply choice in Junqi.
 """
 
 from __future__ import annotations
@@ -22,6 +24,15 @@ def _greedy(**kw):
     return GreedyAgent(**kw)
 
 
+def _junqi(class_name: str) -> Callable[..., Any]:
+    def factory(**kw):
+        import agents.junqi as junqi
+
+        return getattr(junqi, class_name)(**kw)
+
+    return factory
+
+
 def _search(**kw):
     from agents.tbw.search import TBWSearchAgent
 
@@ -32,16 +43,24 @@ def _search(**kw):
 AGENT_FACTORIES: dict[str, Callable[..., Any]] = {
     "random": _random,
     "greedy": _greedy,
+    "mcts": _junqi("MCTSAgent"),
+    "ucbmcts": _junqi("UCBMCTSAgent"),
+    "ismcts": _junqi("ISMCTSAgent"),
     "search": _search,
     # Short names for the single-turn searches of the TBW paper and ours.
     "exact": lambda **kw: _search(algorithm="exact", **kw),
     "alg5": lambda **kw: _search(algorithm="alg5", **kw),
     "alg2": lambda **kw: _search(algorithm="alg2", **kw),
 }
-# Which games an agent can play (the greedy script and the searches are TBW-specific).
+# Per game, the factories whose name means another agent there than in AGENT_FACTORIES.
+GAME_FACTORIES: dict[str, dict[str, Callable[..., Any]]] = {
+    "junqi": {"greedy": _junqi("GreedyEvalAgent")},
+}
+# Which games an agent can play.
 AGENT_GAMES: dict[str, tuple[str, ...]] = {
-    "random": ("tbw", "junqi"), "greedy": ("tbw",), "search": ("tbw",),
+    "random": ("tbw", "junqi"), "greedy": ("tbw", "junqi"), "search": ("tbw",),
     "exact": ("tbw",), "alg5": ("tbw",), "alg2": ("tbw",),
+    "mcts": ("junqi",), "ucbmcts": ("junqi",), "ismcts": ("junqi",),
 }
 
 
@@ -74,8 +93,9 @@ def make_agent(spec: str, seed: int | None = None, game: str | None = None):
     if game is not None and game not in AGENT_GAMES[name]:
         playable = sorted(n for n, games in AGENT_GAMES.items() if game in games)
         raise ValueError(f"agent {name!r} does not play {game}; agents for {game}: {playable}")
+    factory = GAME_FACTORIES.get(game or "", {}).get(name, AGENT_FACTORIES[name])
     try:
-        agent = AGENT_FACTORIES[name](seed=seed, **kwargs)
+        agent = factory(seed=seed, **kwargs)
     except TypeError as exc:
         raise ValueError(f"agent spec {spec!r}: {exc}") from None
     agent.name = spec

@@ -92,7 +92,12 @@ def test_registry_aliases_and_game_checks():
     assert agent.algorithm == "exact" and agent.name == "exact"
     assert make_agent("alg5:budget=1000").budget == 1000
     with pytest.raises(ValueError, match="does not play junqi.*'random'"):
-        make_agent("greedy", game="junqi")
+        make_agent("exact", game="junqi")
+    with pytest.raises(ValueError, match="does not play tbw.*'exact'"):
+        make_agent("ucbmcts", game="tbw")
+    # One name, one agent per game: Junqi's greedy is the evaluation's one-ply choice.
+    assert type(make_agent("greedy", game="junqi")).__name__ == "GreedyEvalAgent"
+    assert type(make_agent("greedy", game="tbw")).__name__ == "GreedyAgent"
 
 
 def test_junqi_match_runs_through_the_same_arena():

@@ -1,0 +1,497 @@
+"""Move evaluation for Junqi (the Junqi paper's section 3.3): a weighted sum of named features.
+
+``features(view, belief, action)`` returns the feature vector of one move for the player of
+``view``, judged with ``belief`` (a tracker from ``agents.junqi.belief``, or None for the view's
+own type masks weighted by the army's counts); ``score`` is ``weights . features``. The weights
+and the paper's piece values (its Table 2) are data, in ``configs/agents/junqi_eval_*.yaml``,
+so the Q-learner can tune the weights linearly.
+
+Features (``FEATURE_NAMES``), for a move of our piece of type ``a`` from ``src`` to ``dst``:
+
+* ``attack_gain`` (eq. 4): if ``dst`` holds an enemy piece with type distribution ``p``, the
+  expected value of the combat: ``sum_t p_t x`` (``+v_t`` if we win, ``-v_a`` if we lose,
+  ``v_t - v_a`` if both go). 0 for a quiet move.
+* ``exposure`` (eq. 5): ``P(our piece stands on dst afterwards) x`` the expected loss of our piece
+  there: over the enemy pieces that can strike ``dst`` next ply, the largest
+  ``sum_t p_t x loss(t attacks a)`` (``v_a`` if it beats us, ``v_a - v_t`` on a trade). The paper
+  sums over the attackers; one piece can only be taken once, so we take the worst attacker.
+  With weights +1 and -1, ``attack_gain`` and ``exposure`` add up to eq. 6's Attack_Score.
+* ``protection``: for pieces worth at least ``protect_min_value``, the expected loss on ``src``
+  minus the exposure on ``dst``: positive when a valuable piece leaves a threatened post.
+* ``flag_defence`` (Algorithm 2): a BFS from our flag finds the nearest enemy piece; within
+  ``flag_alarm_steps`` steps it raises an alarm of urgency ``(steps_limit + 1 - d) / limit``.
+  Any attack on that piece scores ``urgency x P(we win)``; if no piece of ours can reach it, the
+  piece most likely to beat it scores ``urgency x P(win) / 2`` for each move that brings it closer.
+* ``progress``: board steps gained toward the enemy flag (once announced) or the nearer enemy
+  headquarters.
+* ``no_collision``: the CCGC rule that the side to move after 31 quiet plies loses. The burden
+  lies on the player who made the last collision. A quiet move that completes the count wins
+  (+1); otherwise, with urgency ``u`` rising from 0 to 1 over the last ``no_collision_window``
+  plies, a collision scores ``+u`` when the burden is ours (it lifts it) and ``-u`` when it is the
+  opponent's (it hands the burden back), and a quiet move ``-u`` when the burden is ours. Zero
+  under rule sets where the limit is off or only draws.
+
+Which enemy pieces can strike a post: those on a road neighbour, or first in line along a
+straight railroad run (the non-engineer slide), never a piece locked in a headquarters, never
+into a camp. Engineer turns on the railroad are ignored (an under-estimate, cheap to compute).
+
+Everything per position is precomputed once (``MoveContext``); a move then costs a few list
+look-ups. Inside a search tree the mover's belief is its public deductions
+(``state.possible[mover]``), via per-mask tables (``state_context``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from tbw_envs.configs_path import configs_dir
+from tbw_envs.junqi.board import HEADQUARTERS, NUM_POSTS, board_graph
+from tbw_envs.junqi.pieces import (
+    ARMY_COUNTS,
+    ATTACKER_WON,
+    BOTH_REMOVED,
+    FLAG,
+    MINE,
+    NUM_PIECE_TYPES,
+    PIECE_NAMES,
+    combat_table,
+)
+
+FEATURE_NAMES = (
+    "attack_gain", "exposure", "protection", "flag_defence", "progress", "no_collision",
+)  # fmt: skip
+NUM_FEATURES = len(FEATURE_NAMES)
+EMPTY = -1
+_ATTACK_GAIN, _EXPOSURE, _PROTECTION, _FLAG_DEFENCE, _PROGRESS, _NO_COLLISION = range(6)
+
+
+# ---------------------------------------------------------------------------------- config
+@dataclass(frozen=True)
+class EvalConfig:
+    """Piece values, feature weights and feature parameters of the move evaluation."""
+
+    name: str
+    piece_values: tuple[float, ...]  # by piece type
+    weights: tuple[float, ...]  # by FEATURE_NAMES
+    protect_min_value: float = 40.0
+    flag_alarm_steps: int = 4
+    no_collision_window: int = 10
+
+    def weight_dict(self) -> dict[str, float]:
+        return dict(zip(FEATURE_NAMES, self.weights, strict=True))
+
+    def with_weights(self, weights, name: str | None = None) -> EvalConfig:
+        """A copy with new weights: a dict by feature name (missing ones kept) or a vector."""
+        if isinstance(weights, dict):
+            unknown = sorted(set(weights) - set(FEATURE_NAMES))
+            if unknown:
+                raise ValueError(f"unknown feature(s) {unknown}; features: {list(FEATURE_NAMES)}")
+            merged = self.weight_dict() | {k: float(v) for k, v in weights.items()}
+            vector = tuple(merged[f] for f in FEATURE_NAMES)
+        else:
+            vector = tuple(float(w) for w in np.asarray(weights, dtype=float).ravel())
+            if len(vector) != NUM_FEATURES:
+                raise ValueError(f"expected {NUM_FEATURES} weights, got {len(vector)}")
+        return replace(self, weights=vector, name=name or self.name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "piece_values": dict(zip(PIECE_NAMES, self.piece_values, strict=True)),
+            "weights": self.weight_dict(),
+            "params": {
+                "protect_min_value": self.protect_min_value,
+                "flag_alarm_steps": self.flag_alarm_steps,
+                "no_collision_window": self.no_collision_window,
+            },
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(yaml.safe_dump(self.to_dict(), sort_keys=False), encoding="utf-8")
+
+
+def eval_config_path(name: str) -> Path:
+    return configs_dir() / "agents" / f"junqi_eval_{name}.yaml"
+
+
+def load_eval_config(spec: str | Path | dict | EvalConfig | None = "default") -> EvalConfig:
+    """An evaluation config from a name (``default``, ``tuned`` ->
+    ``configs/agents/junqi_eval_<name>.yaml``), a YAML path, a dict or an EvalConfig."""
+    if spec is None:
+        spec = "default"
+    if isinstance(spec, EvalConfig):
+        return spec
+    if isinstance(spec, dict):
+        return _config_from_dict(spec, "evaluation dict")
+    if isinstance(spec, (str, Path)):
+        return _load_config_file(str(spec))
+    raise ValueError(f"evaluation config must be a name, a path, a dict or EvalConfig: {spec!r}")
+
+
+@lru_cache(maxsize=16)
+def _load_config_file(spec: str) -> EvalConfig:
+    path = Path(spec)
+    if path.suffix not in (".yaml", ".yml"):
+        path = eval_config_path(spec)
+        if not path.is_file():
+            known = sorted(p.stem.removeprefix("junqi_eval_")
+                           for p in (configs_dir() / "agents").glob("junqi_eval_*.yaml"))
+            raise ValueError(f"unknown Junqi evaluation weights {spec!r}; available: {known}")
+    if not path.is_file():
+        raise ValueError(f"Junqi evaluation file {str(path)!r} does not exist")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: top level must be a mapping")
+    data.setdefault("name", path.stem.removeprefix("junqi_eval_"))
+    return _config_from_dict(data, str(path))
+
+
+def _config_from_dict(data: dict, source: str) -> EvalConfig:
+    unknown = sorted(set(data) - {"name", "piece_values", "weights", "params"})
+    if unknown:
+        raise ValueError(f"{source}: unknown field(s) {unknown}")
+
+    def numbers(field: str, names: tuple[str, ...]) -> tuple[float, ...]:
+        table = data.get(field)
+        if not isinstance(table, dict) or set(table) != set(names):
+            raise ValueError(f"{source}: {field!r} must map exactly {list(names)} to numbers")
+        values = []
+        for name in names:
+            value = table[name]
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"{source}: {field}.{name} must be a number, got {value!r}")
+            values.append(float(value))
+        return tuple(values)
+
+    params = data.get("params") or {}
+    if not isinstance(params, dict):
+        raise ValueError(f"{source}: 'params' must be a mapping")
+    allowed = {"protect_min_value", "flag_alarm_steps", "no_collision_window"}
+    if set(params) - allowed:
+        raise ValueError(f"{source}: unknown params {sorted(set(params) - allowed)}")
+    config = EvalConfig(
+        name=str(data.get("name", "custom")),
+        piece_values=numbers("piece_values", PIECE_NAMES),
+        weights=numbers("weights", FEATURE_NAMES),
+        protect_min_value=float(params.get("protect_min_value", 40.0)),
+        flag_alarm_steps=int(params.get("flag_alarm_steps", 4)),
+        no_collision_window=int(params.get("no_collision_window", 10)),
+    )
+    if config.flag_alarm_steps < 0 or config.no_collision_window < 1:
+        raise ValueError(f"{source}: flag_alarm_steps >= 0 and no_collision_window >= 1 needed")
+    return config
+
+
+# ---------------------------------------------------------------------------------- tables
+@dataclass(frozen=True)
+class _CombatTables:
+    """Per attacker (rows) and defender (columns) type: the attacker's gain, the defender's loss
+    when attacked, and whether the attacker wins."""
+
+    gain: np.ndarray  # gain[a][t]: expected-value contribution when our a attacks enemy t
+    loss: np.ndarray  # loss[a][t]: what our a loses when enemy t attacks it
+    wins: np.ndarray  # wins[a][t]: 1 if a attacking t wins
+
+
+@lru_cache(maxsize=32)
+def _combat_tables(combat: tuple, values: tuple[float, ...]) -> _CombatTables:
+    n = NUM_PIECE_TYPES
+    gain = np.zeros((n, n))
+    loss = np.zeros((n, n))
+    wins = np.zeros((n, n))
+    for a in range(n):
+        for t in range(n):
+            result = combat[a][t]
+            if result == ATTACKER_WON:
+                gain[a][t] = values[t]
+                wins[a][t] = 1.0
+            elif result == BOTH_REMOVED:
+                gain[a][t] = values[t] - values[a]
+            else:
+                gain[a][t] = -values[a]
+            # Enemy t attacks our a.
+            reply = combat[t][a]
+            if reply == ATTACKER_WON:
+                loss[a][t] = values[a]
+            elif reply == BOTH_REMOVED:
+                loss[a][t] = values[a] - values[t]
+    return _CombatTables(gain, loss, wins)
+
+
+@lru_cache(maxsize=1)
+def mask_probabilities() -> np.ndarray:
+    """``(4096, 12)``: for every type mask, the army-count-weighted distribution over its types;
+    the belief a player has from public deductions alone."""
+    masks = np.arange(1 << NUM_PIECE_TYPES)[:, None]
+    allowed = (masks >> np.arange(NUM_PIECE_TYPES)[None, :]) & 1
+    weights = allowed * np.asarray(ARMY_COUNTS, dtype=float)[None, :]
+    totals = weights.sum(axis=1, keepdims=True)
+    totals[totals == 0] = 1.0
+    return weights / totals
+
+
+@lru_cache(maxsize=32)
+def _mask_tables(combat: tuple, values: tuple[float, ...]):
+    """Per mask: gain by our attacker type, loss by our defender type, win prob by attacker."""
+    tables = _combat_tables(combat, values)
+    probs = mask_probabilities()
+    return (
+        (probs @ tables.gain.T).tolist(),
+        (probs @ tables.loss.T).tolist(),
+        (probs @ tables.wins.T).tolist(),
+    )
+
+
+@lru_cache(maxsize=1)
+def board_distances() -> tuple[tuple[int, ...], ...]:
+    """Steps between posts along any link, ignoring pieces (BFS from every post)."""
+    neighbors = board_graph().neighbors
+    table = []
+    for start in range(NUM_POSTS):
+        dist = [NUM_POSTS] * NUM_POSTS
+        dist[start] = 0
+        queue = deque([start])
+        while queue:
+            here = queue.popleft()
+            for there in neighbors[here]:
+                if dist[there] > dist[here] + 1:
+                    dist[there] = dist[here] + 1
+                    queue.append(there)
+        table.append(tuple(dist))
+    return tuple(table)
+
+
+_ENEMY_HEADQUARTERS = (
+    tuple(sorted(p for p in HEADQUARTERS if p < NUM_POSTS // 2)),  # player 0's targets (rows A)
+    tuple(sorted(p for p in HEADQUARTERS if p >= NUM_POSTS // 2)),  # player 1's targets (row L)
+)
+
+
+# ---------------------------------------------------------------------------------- context
+class MoveContext:
+    """Everything the features of one position need, computed once; ``features(action)`` then
+    reads tables only. ``kind`` is read only on the mover's own posts."""
+
+    __slots__ = (
+        "config", "mover", "owner", "kind", "quiet_plies", "rules", "gain", "loss", "pwin",
+        "_locked", "_flag_alarm", "_targets", "_weights",
+    )  # fmt: skip
+
+    def __init__(self, config: EvalConfig, rules, mover: int, owner, kind, quiet_plies: int,
+                 gain, loss, pwin, flag_revealed):
+        self.config = config
+        self.rules = rules
+        self.mover = mover
+        self.owner = owner
+        self.kind = kind
+        self.quiet_plies = quiet_plies
+        self.gain, self.loss, self.pwin = gain, loss, pwin
+        self._weights = config.weights
+        graph = board_graph()
+        self._locked = graph.is_headquarters if rules.headquarters_lock else (False,) * NUM_POSTS
+        enemy_flag = flag_revealed[1 - mover]
+        self._targets = (enemy_flag,) if enemy_flag is not None else _ENEMY_HEADQUARTERS[mover]
+        self._flag_alarm = self._find_flag_alarm()
+
+    # -- building blocks
+    def strikers(self, post: int, vacated: int = -1) -> list[int]:
+        """Enemy posts whose piece could move onto ``post`` next ply (``vacated`` counts as
+        empty: the piece that moves there leaves it)."""
+        graph = board_graph()
+        if graph.is_camp[post]:
+            return []
+        owner, enemy, locked = self.owner, 1 - self.mover, self._locked
+        found = [n for n in graph.road_only_neighbors[post] if owner[n] == enemy and not locked[n]]
+        for ray in graph.rail_rays[post]:
+            for there in ray:
+                holder = owner[there]
+                if holder == EMPTY or there == vacated:
+                    continue
+                if holder == enemy and not locked[there]:
+                    found.append(there)
+                break
+        return found
+
+    def expected_loss(self, piece: int, post: int, vacated: int = -1) -> float:
+        loss = self.loss
+        return max((loss[e][piece] for e in self.strikers(post, vacated)), default=0.0)
+
+    def _find_flag_alarm(self):
+        """Algorithm 2: (enemy post, urgency, {our post: P(win) for pieces that can hit it},
+        best defender post, its P(win)) or None."""
+        steps_limit = self.config.flag_alarm_steps
+        owner, kind, mover = self.owner, self.kind, self.mover
+        flags = [p for p in range(NUM_POSTS) if owner[p] == mover and kind[p] == FLAG]
+        if not flags or steps_limit <= 0:
+            return None
+        dist = board_distances()[flags[0]]
+        enemy = 1 - mover
+        # Enemy pieces this deep in our half have moved there, so all of them are mobile.
+        nearest = None
+        for post in range(NUM_POSTS):
+            if (
+                owner[post] == enemy
+                and dist[post] <= steps_limit
+                and not self._locked[post]
+                and (nearest is None or dist[post] < nearest[0])
+            ):
+                nearest = (dist[post], post)
+        if nearest is None:
+            return None
+        threat = nearest[1]
+        urgency = (steps_limit + 1 - dist[threat]) / steps_limit
+        defenders = [
+            p for p in range(NUM_POSTS)
+            if owner[p] == mover and kind[p] != FLAG and kind[p] != MINE and not self._locked[p]
+        ]  # fmt: skip
+        if not defenders:
+            return None
+        to_threat = board_distances()[threat]
+        best = max(defenders, key=lambda p: (self.pwin[threat][kind[p]], -to_threat[p]))
+        return threat, urgency, best, self.pwin[threat][kind[best]]
+
+    # -- features
+    def features(self, action: int) -> list[float]:
+        src, dst = divmod(action, NUM_POSTS)
+        owner, mover = self.owner, self.mover
+        piece = self.kind[src]
+        values = self.config.piece_values
+        attack = owner[dst] == 1 - mover
+        if attack:
+            attack_gain = self.gain[dst][piece]
+            survive = self.pwin[dst][piece]
+        else:
+            attack_gain = 0.0
+            survive = 1.0
+        exposure = survive * self.expected_loss(piece, dst, vacated=src) if survive else 0.0
+        protection = 0.0
+        if values[piece] >= self.config.protect_min_value:
+            protection = self.expected_loss(piece, src) - exposure
+        flag_defence = 0.0
+        alarm = self._flag_alarm
+        if alarm is not None:
+            threat, urgency, best, best_pwin = alarm
+            if dst == threat:
+                flag_defence = urgency * self.pwin[threat][piece]
+            elif src == best:
+                to_threat = board_distances()[threat]
+                if to_threat[dst] < to_threat[src]:
+                    flag_defence = 0.5 * urgency * best_pwin
+        distances = board_distances()
+        progress = float(
+            min(distances[src][t] for t in self._targets)
+            - min(distances[dst][t] for t in self._targets)
+        )
+        return [
+            attack_gain, exposure, protection, flag_defence, progress,
+            self._no_collision(attack),
+        ]  # fmt: skip
+
+    def _no_collision(self, attack: bool) -> float:
+        rules = self.rules
+        limit = rules.no_collision_limit
+        if limit is None or rules.no_collision_result != "side_to_move_loses":
+            return 0.0
+        quiet = self.quiet_plies
+        if not attack and quiet + 1 >= limit:
+            return 1.0
+        window = self.config.no_collision_window
+        # 1 on the last ply on which we can still collide before the opponent plays the limit.
+        urgency = min(1.0, max(0.0, (quiet + 1 - (limit - 1 - window)) / window))
+        if urgency == 0.0:
+            return 0.0
+        burden_is_ours = (limit - quiet) % 2 == 0
+        if attack:
+            return urgency if burden_is_ours else -urgency
+        return -urgency if burden_is_ours else 0.0
+
+    def score(self, action: int) -> float:
+        return sum(w * f for w, f in zip(self._weights, self.features(action), strict=True))
+
+    def scores(self, actions) -> list[float]:
+        weights = self._weights
+        return [
+            sum(w * f for w, f in zip(weights, self.features(a), strict=True)) for a in actions
+        ]
+
+
+# ---------------------------------------------------------------------------------- evaluation
+class JunqiEvaluation:
+    """The move evaluation with one config (piece values + weights)."""
+
+    def __init__(self, config: str | Path | dict | EvalConfig | None = "default"):
+        self.config = load_eval_config(config)
+
+    @property
+    def weights(self) -> np.ndarray:
+        return np.asarray(self.config.weights)
+
+    def context(self, view, belief=None) -> MoveContext:
+        """The position of ``view`` (its player to move) judged with ``belief`` (a tracker with
+        ``matrix()``, a ``(60, 12)`` array, or None for the view's own deductions)."""
+        if belief is None:
+            return self._mask_context(view.rules, view.player, view.owner, view.kind,
+                                      view.quiet_plies, view.possible, view.flag_revealed)
+        matrix = belief if isinstance(belief, np.ndarray) else belief.matrix()
+        combat = _combat_for(view.rules)
+        tables = _combat_tables(combat, self.config.piece_values)
+        return MoveContext(
+            self.config, view.rules, view.player, view.owner, view.kind, view.quiet_plies,
+            (matrix @ tables.gain.T).tolist(), (matrix @ tables.loss.T).tolist(),
+            (matrix @ tables.wins.T).tolist(), view.flag_revealed,
+        )
+
+    def state_context(self, state, mover: int | None = None) -> MoveContext:
+        """A full state's position for ``mover`` (default: the player to move), judged with
+        the mover's public deductions only (``state.possible[mover]``), never the true types of
+        the opponent's pieces."""
+        mover = state.current_player if mover is None else mover
+        return self._mask_context(state.rules, mover, state.owner, state.kind,
+                                  state.quiet_plies, state.possible[mover], state.flag_revealed)
+
+    def _mask_context(self, rules, mover, owner, kind, quiet, possible, flag_revealed):
+        gain, loss, pwin = _mask_tables(_combat_for(rules), self.config.piece_values)
+        return MoveContext(
+            self.config, rules, mover, owner, kind, quiet,
+            [gain[m] for m in possible], [loss[m] for m in possible],
+            [pwin[m] for m in possible], flag_revealed,
+        )
+
+    def features(self, view, belief, action: int) -> np.ndarray:
+        """Feature vector (``FEATURE_NAMES`` order) of ``action`` for the player of ``view``."""
+        return np.asarray(self.context(view, belief).features(int(action)))
+
+    def score(self, view, belief, action: int) -> float:
+        return self.context(view, belief).score(int(action))
+
+    def feature_matrix(self, view, belief=None, actions=None) -> np.ndarray:
+        """``(len(actions), NUM_FEATURES)``; ``actions`` default to the view's legal moves."""
+        actions = view.legal_actions() if actions is None else actions
+        context = self.context(view, belief)
+        return np.asarray([context.features(a) for a in actions], dtype=float).reshape(
+            len(actions), NUM_FEATURES
+        )
+
+
+def _combat_for(rules) -> tuple:
+    return _combat_for_cached(rules)
+
+
+@lru_cache(maxsize=32)
+def _combat_for_cached(rules) -> tuple:
+    return combat_table(rules)
+
+
+def material(owner, kind, player: int, values) -> float:
+    """Sum of the values of ``player``'s pieces on a full state (flag excluded: it never
+    leaves the board while the game goes on)."""
+    return sum(
+        values[kind[p]] for p in range(NUM_POSTS) if owner[p] == player and kind[p] != FLAG
+    )
