@@ -84,10 +84,13 @@ class _DeterminizedSearch(JunqiAgentBase):
 
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
                  belief: str | None = None, weights="default", seed: int | None = None,
-                 layout: str = "random"):
+                 layout: str = "random", leaf: str = "material"):
         super().__init__(seed=seed, layout=layout)
         from agents.junqi.belief import BELIEFS, DEFAULT_BELIEF
 
+        if leaf not in ("material", "evaluation"):
+            raise ValueError(f"leaf must be 'material' or 'evaluation', got {leaf!r}")
+        self.leaf = leaf
         self.budget = SearchBudget(iterations, seconds)
         self.belief_name = DEFAULT_BELIEF if belief is None else belief
         if self.belief_name not in BELIEFS:
@@ -128,11 +131,13 @@ class _DeterminizedSearch(JunqiAgentBase):
     def _leaf_value(self, state, player: int, root_balance: float) -> float:
         if state.is_terminal():
             return state.returns()[player] * WIN_VALUE
+        if self.leaf == "evaluation":
+            return 0.0
         return self._balance(state, player) - root_balance
 
     def _guided_move(self, state, sample_k: int) -> tuple[int, float]:
         """Simulation policy: the best of ``sample_k`` random legal moves by the evaluation
-        (with the mover's public deductions); returns the move and its positional score."""
+        (with the mover's public deductions); returns the move and its leaf credit."""
         legal = state.legal_actions()
         if len(legal) > sample_k:
             legal = self._rng.sample(legal, sample_k)
@@ -143,18 +148,23 @@ class _DeterminizedSearch(JunqiAgentBase):
             score = sum(w * f for w, f in zip(context.config.weights, features, strict=True))
             if score > best_score:
                 best, best_score, best_features = action, score, features
-        return best, self._positional(best_features)
+        return best, self._credit(best_score, best_features)
+
+    def _credit(self, score: float, features) -> float:
+        """What a move adds to a leaf's value: its whole score when leaves are scored by the
+        evaluation (``leaf="evaluation"``), its positional part when by material."""
+        return score if self.leaf == "evaluation" else self._positional(features)
 
     def _ranked(self, context, legal: list[int]) -> list[tuple[int, float]]:
-        """``(action, positional score)`` in decreasing order of the evaluation's score."""
+        """``(action, leaf credit)`` in decreasing order of the evaluation's score."""
         weights = context.config.weights
         scored = []
         for action in legal:
             features = context.features(action)
             score = sum(w * f for w, f in zip(weights, features, strict=True))
-            scored.append((-score, action, self._positional(features)))
+            scored.append((-score, action, self._credit(score, features)))
         scored.sort()
-        return [(action, positional) for _, action, positional in scored]
+        return [(action, credit) for _, action, credit in scored]
 
 
 # ---------------------------------------------------------------------------------- plain UCT
@@ -250,9 +260,9 @@ class UCBMCTSAgent(_DeterminizedSearch):
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
                  cof: float = 10.0, max_depth: int = 4, expand_k: int = 8, sample_k: int = 4,
                  belief: str | None = None, weights="default", seed: int | None = None,
-                 layout: str = "random"):
+                 layout: str = "random", leaf: str = "material"):
         super().__init__(iterations, seconds, belief=belief, weights=weights, seed=seed,
-                         layout=layout)
+                         layout=layout, leaf=leaf)
         for label, value in (("max_depth", max_depth), ("expand_k", expand_k),
                              ("sample_k", sample_k)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -352,9 +362,9 @@ class ISMCTSAgent(_DeterminizedSearch):
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
                  cof: float = 10.0, widen_base: int = 3, horizon: int = 4, sample_k: int = 4,
                  belief: str | None = "count", weights="default", seed: int | None = None,
-                 layout: str = "random"):
+                 layout: str = "random", leaf: str = "material"):
         super().__init__(iterations, seconds, belief=belief, weights=weights, seed=seed,
-                         layout=layout)
+                         layout=layout, leaf=leaf)
         for label, value in (("widen_base", widen_base), ("horizon", horizon),
                              ("sample_k", sample_k)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
