@@ -172,8 +172,8 @@ class JunqiState:
 
     __slots__ = (
         "rules", "_moves", "_combat", "owner", "kind", "moved", "possible", "flag_revealed",
-        "history", "current_player", "phase", "ply", "quiet_plies", "winner", "end_reason",
-        "_legal", "_placed",
+        "flag_revealed_ply", "history", "current_player", "phase", "ply", "quiet_plies", "winner",
+        "end_reason", "_legal", "_placed",
     )  # fmt: skip
 
     def __init__(self, rules: str | dict | JunqiRules | None = "ccgc"):
@@ -187,6 +187,9 @@ class JunqiState:
         # ``observer`` can tell; zero where no opponent piece stands.
         self.possible = [[0] * NUM_POSTS, [0] * NUM_POSTS]
         self.flag_revealed: list[int | None] = [None, None]
+        # Index in ``history`` of the ply whose marshal removal announced each side's flag (None
+        # for flags announced before play, as ``from_pieces(revealed_flags=...)`` does).
+        self.flag_revealed_ply: list[int | None] = [None, None]
         self.history: list[PlyRecord] = []
         self.current_player = 0
         self.phase = PLAY
@@ -292,6 +295,7 @@ class JunqiState:
         other.moved = self.moved[:]
         other.possible = [self.possible[0][:], self.possible[1][:]]
         other.flag_revealed = self.flag_revealed[:]
+        other.flag_revealed_ply = self.flag_revealed_ply[:]
         other.history = self.history[:]
         other.current_player = self.current_player
         other.phase = self.phase
@@ -459,11 +463,13 @@ class JunqiState:
     def _marshal_removed(self, side: int) -> None:
         # Custom positions may hold several marshals; the announcement comes with the last one.
         if MARSHAL not in self._kinds_of(side):
-            self._reveal_flag(side)
+            # Called before the ply is appended, so its index is the current history length.
+            self._reveal_flag(side, ply=len(self.history))
 
-    def _reveal_flag(self, side: int) -> None:
+    def _reveal_flag(self, side: int, ply: int | None = None) -> None:
         """Announce ``side``'s flag post (its Field Marshal is gone); the other side now knows
-        that post holds the flag, no other post does, and no piece of ``side`` is the marshal."""
+        that post holds the flag, no other post does, and no piece of ``side`` is the marshal.
+        ``ply``: index in ``history`` of the ply that removed the marshal (None before play)."""
         flag_post = next(
             (p for p in range(NUM_POSTS) if self.owner[p] == side and self.kind[p] == FLAG), None
         )
@@ -473,6 +479,7 @@ class JunqiState:
                 observer_masks[post] &= ~((1 << FLAG) | (1 << MARSHAL))
         if flag_post is not None:
             self.flag_revealed[side] = flag_post
+            self.flag_revealed_ply[side] = ply
             observer_masks[flag_post] = 1 << FLAG
 
     def _start_turn(self, previous_mover: int, flag_taken: bool) -> None:

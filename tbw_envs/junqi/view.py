@@ -55,6 +55,8 @@ class JunqiView:
     flag_revealed: tuple[int | None, int | None]  # announced flag post per side
     history: tuple[PlyRecord, ...]
     placed: tuple[int, ...]  # own piece types deployed so far (deployment phase)
+    # Index in ``history`` of the ply that announced each side's flag (its marshal's removal).
+    flag_revealed_ply: tuple[int | None, int | None] = (None, None)
 
     @classmethod
     def of_state(cls, state: JunqiState, player: int) -> JunqiView:
@@ -80,6 +82,7 @@ class JunqiView:
             flag_revealed=tuple(state.flag_revealed),  # type: ignore[arg-type]
             history=tuple(state.history),
             placed=tuple(state._placed[player]),
+            flag_revealed_ply=tuple(state.flag_revealed_ply),  # type: ignore[arg-type]
         )
 
     # ------------------------------------------------------------------ agent interface
@@ -143,6 +146,7 @@ class JunqiView:
             for p in range(NUM_POSTS)
         ]  # fmt: skip
         state.flag_revealed = list(self.flag_revealed)
+        state.flag_revealed_ply = list(self.flag_revealed_ply)
         state.history = list(self.history)
         state.current_player = self.current_player
         state.ply = self.ply

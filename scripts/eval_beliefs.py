@@ -1,0 +1,381 @@
+"""How well each Junqi belief tracker predicts the opponent's hidden piece types.
+
+    python scripts/eval_beliefs.py [--games 500] [--seed 0] [--plies 20 50 100] [--rules ccgc]
+
+Records ``--games`` games of uniform random play from uniformly random layouts, then at each ply
+count of ``--plies`` (only games still going after that many plies), from both players' views,
+scores every tracker of ``agents.junqi.belief``:
+
+- log-loss: mean of -log p(true type) over the opponent's living pieces (p clipped at 1e-12),
+  pooled over all (view, piece) pairs; also split into the pieces standing on a headquarters and
+  the rest;
+- flag top-1: the living opponent piece with the highest P(flag) is the flag (ties go to the
+  lowest post number);
+- marshal top-1: the same for the marshal, over the views where the opponent's marshal lives;
+- build and sample time: ``from_view``, ``sample_tokens`` and ``sample_state`` on the first
+  ``--timing-views`` views of each ply count.
+
+Two references put the gap between the trackers in context, on the first ``--ceiling-views``
+views of each ply count (default 0: skipped):
+- ``independent``: the paper tracker with the exact uniform-layout prior on the headquarters too
+  (so the paper/count gap splits into "prior" and "army counting");
+- ``exact``: the exact posterior of the same evidence (uniform over all type assignments that fit
+  every mask and the army counts, the posterior under uniform layouts when the opponent's move
+  choice is ignored), estimated by a Markov chain of swaps and 3-cycles of types.
+
+Prints a markdown table and writes the figures as JSON to ``runs/beliefs/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from agents.junqi.belief import (  # noqa: E402
+    BELIEFS,
+    DEFAULT_BELIEF,
+    LAYOUT_MARGINALS,
+    CountBelief,
+    PaperBelief,
+    complete_assignment,
+    normalise_rows,
+)
+from tbw_envs.junqi import HEADQUARTERS, JunqiState, random_layout  # noqa: E402
+from tbw_envs.junqi.pieces import ARMY_COUNTS, FLAG, MARSHAL  # noqa: E402
+
+CLIP = 1e-12
+
+
+def record_games(count: int, seed: int, rules: str, longest: int, progress: bool) -> list:
+    """``count`` games of uniform random play, each kept up to ``longest`` plies (or its end)."""
+    from tqdm import tqdm
+
+    rand = random.Random(seed)
+    games = []
+    for _ in tqdm(range(count), desc="recording games", disable=not progress):
+        layouts = (random_layout(rand), random_layout(rand))
+        state = JunqiState.initial(layouts, rules)
+        actions = []
+        while not state.is_terminal() and len(actions) < longest:
+            legal = state.legal_actions()
+            action = legal[rand.randrange(len(legal))]
+            state.apply(action)
+            actions.append(action)
+        games.append((layouts, actions))
+    return games
+
+
+def running_states(layouts, actions, rules: str, plies: list[int]) -> dict[int, JunqiState]:
+    """The state after each ply count in ``plies`` for which the game is still going."""
+    state = JunqiState.initial(layouts, rules)
+    found = {}
+    for ply in range(max(plies) + 1):
+        if state.is_terminal():
+            break
+        if ply in plies:
+            found[ply] = state.clone()
+        if ply == len(actions):
+            break
+        state.apply(actions[ply])
+    return found
+
+
+class Scores:
+    """Running sums for one tracker at one ply count, kept per game for a paired bootstrap."""
+
+    def __init__(self) -> None:
+        self.loss_by_game: dict[int, list[float]] = {}
+        self.headquarters_losses: list[float] = []
+        self.other_losses: list[float] = []
+        self.flag_hits = self.flag_views = 0
+        self.marshal_hits = self.marshal_views = 0
+
+    def add(self, game: int, belief, state: JunqiState, player: int) -> None:
+        matrix = belief.matrix()
+        opponent = 1 - player
+        posts = [post for post in range(60) if state.owner[post] == opponent]
+        losses = self.loss_by_game.setdefault(game, [])
+        for post in posts:
+            loss = -float(np.log(max(matrix[post, state.kind[post]], CLIP)))
+            losses.append(loss)
+            (self.headquarters_losses if post in HEADQUARTERS else self.other_losses).append(loss)
+        kinds = [state.kind[post] for post in posts]
+        self.flag_views += 1
+        self.flag_hits += kinds[int(np.argmax(matrix[posts, FLAG]))] == FLAG
+        if MARSHAL in kinds:
+            self.marshal_views += 1
+            self.marshal_hits += kinds[int(np.argmax(matrix[posts, MARSHAL]))] == MARSHAL
+
+    def log_loss(self) -> float:
+        values = [loss for losses in self.loss_by_game.values() for loss in losses]
+        return float(np.mean(values))
+
+    def summary(self) -> dict:
+        return {
+            "log_loss": self.log_loss(),
+            "log_loss_headquarters": float(np.mean(self.headquarters_losses)),
+            "log_loss_other_posts": float(np.mean(self.other_losses)),
+            "pieces": sum(len(v) for v in self.loss_by_game.values()),
+            "flag_top1": self.flag_hits / self.flag_views,
+            "flag_views": self.flag_views,
+            "marshal_top1": self.marshal_hits / max(self.marshal_views, 1),
+            "marshal_views": self.marshal_views,
+        }
+
+
+class IndependentExactPrior(PaperBelief):
+    """Reference: independent tables like the paper's, with the exact uniform-layout prior on
+    every post (headquarters included) instead of Table 1."""
+
+    name = "independent"
+
+    def _token_probabilities(self) -> np.ndarray:
+        masks = self._mask_matrix()
+        return normalise_rows(LAYOUT_MARGINALS[list(self.evidence.cells)] * masks, masks)
+
+
+def exact_posterior(masks, rand: random.Random, steps: int, burn_in: int) -> np.ndarray:
+    """Marginals of the uniform distribution over assignments that fit every mask and the army
+    counts, by a Markov chain: propose swapping the types of two tokens or rotating three, keep
+    it when every mask allows (symmetric proposals, so the uniform law is stationary)."""
+    count = len(masks)
+    assign = complete_assignment(masks, ARMY_COUNTS)
+    visits = np.zeros((count, len(ARMY_COUNTS)))
+    tokens = range(count)
+    rows = np.arange(count)
+    for step in range(steps):
+        if rand.random() < 0.5:
+            a, b = rand.sample(tokens, 2)
+            if masks[a] >> assign[b] & 1 and masks[b] >> assign[a] & 1:
+                assign[a], assign[b] = assign[b], assign[a]
+        else:
+            a, b, c = rand.sample(tokens, 3)
+            ka, kb, kc = assign[a], assign[b], assign[c]
+            if masks[a] >> kc & 1 and masks[b] >> ka & 1 and masks[c] >> kb & 1:
+                assign[a], assign[b], assign[c] = kc, ka, kb
+        if step >= burn_in and step % 5 == 0:
+            visits[rows, assign] += 1
+    # Half a pseudo-visit per allowed type, so a rare type the chain missed is not scored as
+    # impossible (the clipped log-loss would be 27.6 for it).
+    allowed = np.asarray(masks)[:, None] >> np.arange(len(ARMY_COUNTS)) & 1
+    visits += 0.5 * allowed
+    return visits / visits.sum(axis=1, keepdims=True)
+
+
+def reference_losses(views_and_states, rand: random.Random, steps: int) -> dict:
+    """Log-loss of paper, independent, count and the exact posterior on the same views."""
+    losses: dict[str, list[float]] = {"paper": [], "independent": [], "count": [], "exact": []}
+    for view, state in views_and_states:
+        count = CountBelief.from_view(view)
+        tables = {
+            "paper": PaperBelief(view, count.evidence).token_matrix(),
+            "independent": IndependentExactPrior(view, count.evidence).token_matrix(),
+            "count": count.token_matrix(),
+            "exact": exact_posterior(list(count.evidence.masks), rand, steps, steps // 10),
+        }
+        for token, post in enumerate(count.evidence.posts):
+            if post is None:
+                continue
+            kind = state.kind[post]
+            for name, table in tables.items():
+                losses[name].append(-float(np.log(max(table[token, kind], CLIP))))
+    return {name: float(np.mean(values)) for name, values in losses.items()} | {
+        "views": len(views_and_states),
+        "pieces": len(losses["exact"]),
+        "chain_steps": steps,
+    }
+
+
+def relative_reduction(better: Scores, worse: Scores, rand: np.random.Generator) -> dict:
+    """1 - loss(better) / loss(worse), with a 95% interval from a bootstrap over games (both
+    trackers scored on the same views, so the games are resampled together)."""
+    games = sorted(worse.loss_by_game)
+    sums = np.array([[sum(better.loss_by_game[g]), sum(worse.loss_by_game[g])] for g in games])
+    point = 1.0 - sums[:, 0].sum() / sums[:, 1].sum()
+    draws = rand.integers(0, len(games), size=(2000, len(games)))
+    ratios = 1.0 - sums[draws, 0].sum(axis=1) / sums[draws, 1].sum(axis=1)
+    low, high = np.percentile(ratios, [2.5, 97.5])
+    return {"reduction": float(point), "ci95": [float(low), float(high)]}
+
+
+def time_trackers(views: list, rand: random.Random, samples: int) -> dict:
+    timings = {}
+    for name, cls in BELIEFS.items():
+        started = time.perf_counter()
+        beliefs = [cls.from_view(view) for view in views]
+        build = (time.perf_counter() - started) / len(views)
+        started = time.perf_counter()
+        for belief in beliefs:
+            for _ in range(samples):
+                belief.sample_tokens(rand)
+        sample = (time.perf_counter() - started) / (len(views) * samples)
+        started = time.perf_counter()
+        for belief in beliefs:
+            for _ in range(samples):
+                belief.sample_state(rand)
+        sample_state = (time.perf_counter() - started) / (len(views) * samples)
+        timings[name] = {
+            "build_ms": build * 1e3,
+            "sample_us": sample * 1e6,
+            "sample_state_us": sample_state * 1e6,
+        }
+    return timings
+
+
+def markdown(results: dict, plies: list[int]) -> str:
+    lines = [
+        "| ply | games going | views | tracker | log-loss | log-loss HQ | log-loss other "
+        "| flag top-1 | marshal top-1 (views) |",
+        "|---:|---:|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for ply in plies:
+        block = results["by_ply"].get(str(ply))
+        if block is None:
+            continue
+        for name in BELIEFS:
+            row = block["trackers"][name]
+            lines.append(
+                f"| {ply} | {block['games']} | {block['views']} | {name} | {row['log_loss']:.3f} "
+                f"| {row['log_loss_headquarters']:.3f} | {row['log_loss_other_posts']:.3f} "
+                f"| {row['flag_top1']:.3f} | {row['marshal_top1']:.3f} ({row['marshal_views']}) |"
+            )
+    lines.append("")
+    lines.append("| ply | count vs paper: log-loss reduction | 95% interval (bootstrap, games) |")
+    lines.append("|---:|---:|---|")
+    for ply in plies:
+        block = results["by_ply"].get(str(ply))
+        if block is not None:
+            comparison = block["count_vs_paper"]
+            low, high = comparison["ci95"]
+            lines.append(f"| {ply} | {comparison['reduction']:.1%} | {low:.1%} to {high:.1%} |")
+    if any("references" in block for block in results["by_ply"].values()):
+        lines.append("")
+        lines.append("| ply | views | paper | independent, exact prior | count | exact posterior |")
+        lines.append("|---:|---:|---:|---:|---:|---:|")
+        for ply in plies:
+            block = results["by_ply"].get(str(ply), {})
+            ref = block.get("references")
+            if ref:
+                lines.append(
+                    f"| {ply} | {ref['views']} | {ref['paper']:.3f} | {ref['independent']:.3f} "
+                    f"| {ref['count']:.3f} | {ref['exact']:.3f} |"
+                )
+    lines.append("")
+    lines.append("| ply | tracker | from_view (ms) | sample_tokens (us) | sample_state (us) |")
+    lines.append("|---:|---|---:|---:|---:|")
+    for ply in plies:
+        block = results["by_ply"].get(str(ply))
+        if block is None:
+            continue
+        for name, row in block["timing"].items():
+            lines.append(
+                f"| {ply} | {name} | {row['build_ms']:.2f} | {row['sample_us']:.0f} "
+                f"| {row['sample_state_us']:.0f} |"
+            )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--plies", type=int, nargs="+", default=[20, 50, 100])
+    parser.add_argument("--rules", default="ccgc")
+    parser.add_argument("--timing-views", type=int, default=20)
+    parser.add_argument("--timing-samples", type=int, default=200)
+    parser.add_argument(
+        "--ceiling-views",
+        type=int,
+        default=0,
+        help="views per ply count for the independent/exact references",
+    )
+    parser.add_argument("--chain-steps", type=int, default=60_000)
+    parser.add_argument("--out", default=str(ROOT / "runs" / "beliefs"))
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    if args.games < 1 or any(p < 0 for p in args.plies):
+        parser.error("--games must be positive and --plies nonnegative")
+    plies = sorted(set(args.plies))
+    progress = not args.no_progress
+
+    from tqdm import tqdm
+
+    started = time.perf_counter()
+    games = record_games(args.games, args.seed, args.rules, max(plies), progress)
+    scores = {ply: {name: Scores() for name in BELIEFS} for ply in plies}
+    going = {ply: 0 for ply in plies}
+    timing_views: dict[int, list] = {ply: [] for ply in plies}
+    reference_views: dict[int, list] = {ply: [] for ply in plies}
+    for number, (layouts, actions) in enumerate(
+        tqdm(games, desc="scoring views", disable=not progress)
+    ):
+        for ply, state in running_states(layouts, actions, args.rules, plies).items():
+            going[ply] += 1
+            for player in (0, 1):
+                view = state.view(player)
+                if len(timing_views[ply]) < args.timing_views:
+                    timing_views[ply].append(view)
+                if len(reference_views[ply]) < args.ceiling_views:
+                    reference_views[ply].append((view, state))
+                for name, cls in BELIEFS.items():
+                    scores[ply][name].add(number, cls.from_view(view), state, player)
+
+    bootstrap = np.random.default_rng(args.seed)
+    results = {
+        "command": "python scripts/eval_beliefs.py "
+        + " ".join(sys.argv[1:] if argv is None else argv),
+        "games": args.games,
+        "seed": args.seed,
+        "rules": args.rules,
+        "plies": plies,
+        "default_belief": DEFAULT_BELIEF,
+        "machine": f"{platform.machine()}, {platform.python_implementation()} "
+        f"{platform.python_version()}",
+        "by_ply": {},
+    }
+    for ply in plies:
+        if not going[ply]:
+            continue
+        block = {
+            "games": going[ply],
+            "views": 2 * going[ply],
+            "trackers": {name: scores[ply][name].summary() for name in BELIEFS},
+            "count_vs_paper": relative_reduction(
+                scores[ply]["count"], scores[ply]["paper"], bootstrap
+            ),
+        }
+        if reference_views[ply]:
+            block["references"] = reference_losses(
+                tqdm(reference_views[ply], desc=f"references at ply {ply}", disable=not progress),
+                random.Random(args.seed + ply),
+                args.chain_steps,
+            )
+        block["timing"] = time_trackers(
+            timing_views[ply], random.Random(args.seed), args.timing_samples
+        )
+        results["by_ply"][str(ply)] = block
+    results["seconds"] = time.perf_counter() - started
+
+    table = markdown(results, plies)
+    print(table)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"eval_{args.rules}_g{args.games}_s{args.seed}.json"
+    path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwrote {path} ({results['seconds']:.0f} s)")
+    return results
+
+
+if __name__ == "__main__":
+    main()
