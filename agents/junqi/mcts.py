@@ -167,6 +167,16 @@ class _DeterminizedSearch(JunqiAgentBase):
         return [(action, credit) for _, action, credit in scored]
 
 
+def _checked_search_parameters(cof, **counts) -> float:
+    """Validate the exploration constant and the positive integer parameters; returns cof."""
+    for label, value in counts.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{label} must be a positive integer, got {value!r}")
+    if isinstance(cof, bool) or not isinstance(cof, (int, float)) or cof < 0:
+        raise ValueError(f"cof must be a non-negative number, got {cof!r}")
+    return float(cof)
+
+
 # ---------------------------------------------------------------------------------- plain UCT
 class _UCTNode:
     __slots__ = ("children", "visits", "wins")
@@ -263,13 +273,8 @@ class UCBMCTSAgent(_DeterminizedSearch):
                  layout: str = "random", leaf: str = "material"):
         super().__init__(iterations, seconds, belief=belief, weights=weights, seed=seed,
                          layout=layout, leaf=leaf)
-        for label, value in (("max_depth", max_depth), ("expand_k", expand_k),
-                             ("sample_k", sample_k)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{label} must be a positive integer, got {value!r}")
-        if cof < 0:
-            raise ValueError(f"cof must be non-negative, got {cof!r}")
-        self.cof = float(cof)
+        self.cof = _checked_search_parameters(cof, max_depth=max_depth, expand_k=expand_k,
+                                              sample_k=sample_k)
         self.max_depth = max_depth
         self.expand_k = expand_k
         self.sample_k = sample_k
@@ -365,13 +370,8 @@ class ISMCTSAgent(_DeterminizedSearch):
                  layout: str = "random", leaf: str = "material"):
         super().__init__(iterations, seconds, belief=belief, weights=weights, seed=seed,
                          layout=layout, leaf=leaf)
-        for label, value in (("widen_base", widen_base), ("horizon", horizon),
-                             ("sample_k", sample_k)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{label} must be a positive integer, got {value!r}")
-        if cof < 0:
-            raise ValueError(f"cof must be non-negative, got {cof!r}")
-        self.cof = float(cof)
+        self.cof = _checked_search_parameters(cof, widen_base=widen_base, horizon=horizon,
+                                              sample_k=sample_k)
         self.widen_base = widen_base
         self.horizon = horizon
         self.sample_k = sample_k
