@@ -69,7 +69,6 @@ FEATURE_NAMES = (
 )  # fmt: skip
 NUM_FEATURES = len(FEATURE_NAMES)
 EMPTY = -1
-_ATTACK_GAIN, _EXPOSURE, _PROTECTION, _FLAG_DEFENCE, _PROGRESS, _NO_COLLISION = range(6)
 
 
 # ---------------------------------------------------------------------------------- config
@@ -412,14 +411,15 @@ class MoveContext:
             return urgency if burden_is_ours else -urgency
         return -urgency if burden_is_ours else 0.0
 
+    def weighted(self, features) -> float:
+        """``weights . features`` for a feature list from ``features``."""
+        return sum(w * f for w, f in zip(self._weights, features, strict=True))
+
     def score(self, action: int) -> float:
-        return sum(w * f for w, f in zip(self._weights, self.features(action), strict=True))
+        return self.weighted(self.features(action))
 
     def scores(self, actions) -> list[float]:
-        weights = self._weights
-        return [
-            sum(w * f for w, f in zip(weights, self.features(a), strict=True)) for a in actions
-        ]
+        return [self.weighted(self.features(a)) for a in actions]
 
 
 # ---------------------------------------------------------------------------------- evaluation
@@ -480,12 +480,8 @@ class JunqiEvaluation:
         )
 
 
-def _combat_for(rules) -> tuple:
-    return _combat_for_cached(rules)
-
-
 @lru_cache(maxsize=32)
-def _combat_for_cached(rules) -> tuple:
+def _combat_for(rules) -> tuple:
     return combat_table(rules)
 
 

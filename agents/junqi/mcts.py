@@ -145,7 +145,7 @@ class _DeterminizedSearch(JunqiAgentBase):
         best, best_score, best_features = legal[0], -math.inf, None
         for action in legal:
             features = context.features(action)
-            score = sum(w * f for w, f in zip(context.config.weights, features, strict=True))
+            score = context.weighted(features)
             if score > best_score:
                 best, best_score, best_features = action, score, features
         return best, self._credit(best_score, best_features)
@@ -157,11 +157,10 @@ class _DeterminizedSearch(JunqiAgentBase):
 
     def _ranked(self, context, legal: list[int]) -> list[tuple[int, float]]:
         """``(action, leaf credit)`` in decreasing order of the evaluation's score."""
-        weights = context.config.weights
         scored = []
         for action in legal:
             features = context.features(action)
-            score = sum(w * f for w, f in zip(weights, features, strict=True))
+            score = context.weighted(features)
             scored.append((-score, action, self._credit(score, features)))
         scored.sort()
         return [(action, credit) for _, action, credit in scored]
