@@ -356,6 +356,12 @@ class MoveContext:
         best = max(defenders, key=lambda p: (self.pwin[threat][kind[p]], -to_threat[p]))
         return threat, urgency, best, self.pwin[threat][kind[best]]
 
+    @property
+    def flag_alarm_urgency(self) -> float:
+        """Algorithm 2's urgency in this position (0 without an alarm): a property of the
+        position, the same for every move."""
+        return 0.0 if self._flag_alarm is None else self._flag_alarm[1]
+
     # -- features
     def features(self, action: int) -> list[float]:
         src, dst = divmod(action, NUM_POSTS)

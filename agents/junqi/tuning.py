@@ -1,0 +1,302 @@
+"""Q-learning of the Junqi move-evaluation weights (``scripts/tune_weights.py --game junqi``).
+
+The move evaluation is linear in its named features (``agents.junqi.evaluation``), so it can be
+read as an action-value function ``Q(s, a) = w . phi(s, a)``, and Q-learning can tune ``w``
+(``agents.linear_q``). Choices, and why:
+
+* **Features** are the evaluation's own, computed exactly as ``GreedyEvalAgent`` computes them
+  (the learner's view and its belief tracker, never the true state), so the tuned weights drop
+  into every agent that reads ``weights=tuned``.
+* **Reward**: the change of the material balance (our pieces' values minus theirs, flag
+  excluded, in the evaluation's piece-value units) from one of our decisions to the next, and
+  ``win_reward`` (+/-) when the game ends. It defaults to the flag's value (5000): capturing
+  the flag is what ``attack_gain`` values at that price, so any other win reward would teach
+  the learner to shrink ``attack_gain`` to reconcile the two. Material is what
+  ``attack_gain`` and ``exposure`` predict, so the learned values stay in piece-value units
+  and the tuned weights keep the scale of the defaults: the search agents add them to
+  material changes at their leaves, which only makes sense on that scale. The training loop
+  reads material off the true state; the agent's
+  features never do.
+* **Afterstates**: the TD target of a move is the reward until our next decision plus
+  ``discount x max_a' Q(s', a')`` there: the opponent's reply is part of the environment.
+* **State baseline**: the move features alone cannot express how good the position is, only
+  how moves differ, yet the targets carry the position's value. Q gets a state part
+  (``STATE_FEATURES``: a constant, the material balance / 100, and the urgency of Algorithm 2's
+  flag alarm), the same for every move of a position, so it leaves the greedy choice alone and
+  absorbs the value level that the move weights would otherwise be bent to fit (without the
+  alarm term, ``flag_defence`` learns a negative weight: the moves it rewards are played in
+  positions that are often already lost). Only the move weights are written out.
+* **Start** from the default weights (the paper's values), so training tunes them.
+* **Opponents**: each episode draws one from a pool of agent specs (``agents.registry``), or
+  ``self``: the greedy policy of the current weights, frozen for that episode. Our seat
+  alternates.
+* **Exploration**: epsilon-greedy, epsilon falling linearly from ``epsilon_start`` to
+  ``epsilon_end`` over the run.
+
+Every episode's randomness (layouts, exploration, opponent) derives from ``(seed, episode)``,
+so a run resumed from its checkpoint continues exactly as it would have without the stop
+(unless the resume raises ``episodes``: the exploration schedule then stretches to the new
+length).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from agents.junqi.evaluation import FEATURE_NAMES, JunqiEvaluation, load_eval_config, material
+from agents.linear_q import LinearQ, feature_scales
+from tbw_envs.junqi.pieces import FLAG
+
+CHECKPOINT_FORMAT = "tbw-envs-junqi-tuning/1"
+STATE_FEATURES = ("baseline", "balance", "flag_alarm")
+
+
+@dataclass
+class JunqiTuningConfig:
+    episodes: int = 1000
+    step_size: float = 0.002
+    discount: float = 0.9
+    epsilon_start: float = 0.2
+    epsilon_end: float = 0.02
+    win_reward: float | None = None  # None: the flag's piece value
+    opponents: tuple[str, ...] = ("greedy", "self")
+    rules: str = "ccgc"
+    belief: str = "count"
+    start_weights: str = "default"
+    eval_every: int = 100
+    eval_games: int = 40  # paired: half the seeds, both seat assignments
+    eval_opponent: str = "greedy"
+    warmup_games: int = 4
+    seed: int = 0
+
+    def __post_init__(self):
+        for name in ("episodes", "eval_every", "eval_games", "warmup_games"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        if self.eval_games % 2:
+            raise ValueError(f"eval_games must be even (paired games), got {self.eval_games}")
+        if self.warmup_games < 1:
+            raise ValueError("warmup_games must be at least 1 (it sets the feature scales)")
+        if not 0.0 <= self.epsilon_end <= self.epsilon_start <= 1.0:
+            raise ValueError("need 0 <= epsilon_end <= epsilon_start <= 1, got "
+                             f"{self.epsilon_start} and {self.epsilon_end}")
+        if not 0.0 <= self.discount <= 1.0:
+            raise ValueError(f"discount must lie in [0, 1], got {self.discount}")
+        if not self.opponents:
+            raise ValueError("the opponent pool is empty")
+        self.opponents = tuple(self.opponents)
+
+    def epsilon(self, episode: int) -> float:
+        fraction = min(1.0, episode / max(1, self.episodes - 1))
+        return self.epsilon_start + fraction * (self.epsilon_end - self.epsilon_start)
+
+
+@dataclass
+class TuningHistory:
+    """The learning curve: per evaluation point, the episode, the score against the fixed
+    opponent and the weights; per episode, the mean absolute TD error."""
+
+    evaluations: list[dict] = field(default_factory=list)
+    td_errors: list[float] = field(default_factory=list)
+
+
+def _derive(seed: int, *parts) -> int:
+    from agents.arena import derive_seed
+
+    return derive_seed("junqi-tuning", seed, *parts)
+
+
+class JunqiWeightTuner:
+    """Runs the Q-learning; ``run(progress)`` trains up to ``config.episodes``."""
+
+    def __init__(self, config: JunqiTuningConfig):
+        from tbw_envs.junqi import load_rules
+
+        self.config = config
+        self.rules = load_rules(config.rules)
+        self.base = load_eval_config(config.start_weights)
+        self.evaluation = JunqiEvaluation(self.base)
+        self.win_reward = (self.base.piece_values[FLAG] if config.win_reward is None
+                           else float(config.win_reward))
+        self.learner: LinearQ | None = None
+        self.episode = 0
+        self.history = TuningHistory()
+
+    # -- the pieces of an episode
+    def _new_state(self, seed: int):
+        from tbw_envs.junqi import JunqiState
+
+        return JunqiState.random_initial(random.Random(seed), rules=self.rules)
+
+    def features(self, view, balance: float) -> tuple[list[int], np.ndarray]:
+        """The legal moves of ``view`` and their rows: the move features as ``GreedyEvalAgent``
+        sees them, then the state features (``STATE_FEATURES``)."""
+        from agents.junqi.belief import make_belief
+
+        actions = view.legal_actions()
+        belief = make_belief(self.config.belief, view)
+        context = self.evaluation.context(view, belief)
+        moves = np.asarray([context.features(a) for a in actions], dtype=float)
+        state = [1.0, balance / 100.0, context.flag_alarm_urgency]
+        return actions, np.hstack([moves, np.tile(state, (len(actions), 1))])
+
+    def current_config(self, name: str = "tuned"):
+        if self.learner is None:
+            return self.base.with_weights(self.base.weights, name=name)
+        return self.base.with_weights(self.learner.weights[: len(FEATURE_NAMES)], name=name)
+
+    def _opponent(self, spec: str, seed: int):
+        from agents.junqi.greedy import GreedyEvalAgent
+        from agents.registry import make_agent
+
+        if spec == "self":
+            agent = GreedyEvalAgent(belief=self.config.belief, weights=self.current_config(),
+                                    seed=seed)
+        else:
+            agent = make_agent(spec, seed=seed, game="junqi")
+        agent.reset(seed)
+        return agent
+
+    def _balance(self, state, player: int) -> float:
+        values = self.base.piece_values
+        return (material(state.owner, state.kind, player, values)
+                - material(state.owner, state.kind, 1 - player, values))
+
+    def warm_up(self) -> None:
+        """Fix the feature scales from the legal moves seen in a few greedy-v-greedy games."""
+        from agents.junqi.greedy import GreedyEvalAgent
+
+        rows = []
+        for game in range(self.config.warmup_games):
+            seed = _derive(self.config.seed, "warmup", game)
+            state = self._new_state(seed)
+            players = [GreedyEvalAgent(belief=self.config.belief, weights=self.base,
+                                       seed=seed + i) for i in (0, 1)]
+            while not state.is_terminal():
+                player = state.current_player
+                view = state.view(player)
+                rows.append(self.features(view, self._balance(state, player))[1])
+                state.apply(players[player].act(view))
+        start = list(self.base.weights) + [0.0] * len(STATE_FEATURES)
+        self.learner = LinearQ(start, feature_scales(np.vstack(rows)), self.config.step_size,
+                               FEATURE_NAMES + STATE_FEATURES)
+
+    def play_episode(self, episode: int) -> float:
+        """One training game; returns the mean absolute TD error of its updates."""
+        config, learner = self.config, self.learner
+        rng = random.Random(_derive(config.seed, "episode", episode))
+        state = self._new_state(_derive(config.seed, "layouts", episode))
+        seat = episode % 2
+        opponent = self._opponent(config.opponents[rng.randrange(len(config.opponents))],
+                                  _derive(config.seed, "opponent", episode))
+        epsilon = config.epsilon(episode)
+        pending = None  # (features of our last move, material balance before it)
+        errors = []
+        while not state.is_terminal():
+            player = state.current_player
+            view = state.view(player)
+            if player != seat:
+                state.apply(opponent.act(view))
+                continue
+            balance = self._balance(state, seat)
+            actions, phi = self.features(view, balance)
+            q = learner.values(phi)
+            if pending is not None:
+                reward = balance - pending[1]
+                errors.append(learner.td_update(pending[0], reward + config.discount * q.max()))
+            if rng.random() < epsilon:
+                index = rng.randrange(len(actions))
+            else:
+                best = np.flatnonzero(q >= q.max() - 1e-9)
+                index = int(best[rng.randrange(len(best))])
+            pending = (phi[index], balance)
+            state.apply(actions[index])
+        if pending is not None:
+            reward = self._balance(state, seat) - pending[1]
+            reward += self.win_reward * state.returns()[seat]
+            errors.append(learner.td_update(pending[0], reward))
+        return float(np.mean(np.abs(errors))) if errors else 0.0
+
+    def evaluate(self) -> float:
+        """Score of the current weights' greedy policy against ``eval_opponent`` over
+        ``eval_games`` paired games (the same seeds at every evaluation point)."""
+        from agents.arena import junqi_game, play_game
+        from agents.junqi.greedy import GreedyEvalAgent
+
+        new_state = junqi_game(self.rules)
+        points = 0.0
+        for pair in range(self.config.eval_games // 2):
+            seed = _derive(self.config.seed, "eval", pair)
+            for our_seat in (0, 1):
+                ours = GreedyEvalAgent(belief=self.config.belief, weights=self.current_config())
+                theirs = self._opponent(self.config.eval_opponent, seed)
+                agents = [theirs, ours] if our_seat else [ours, theirs]
+                returns = play_game(new_state, agents, seed).returns
+                points += (returns[our_seat] + 1.0) / 2.0
+        return points / max(1, self.config.eval_games)
+
+    def _record_evaluation(self) -> None:
+        if self.config.eval_games == 0:
+            return
+        self.history.evaluations.append({
+            "episode": self.episode, "score": self.evaluate(),
+            "weights": dict(zip(FEATURE_NAMES + STATE_FEATURES,
+                                map(float, self.learner.weights), strict=True)),
+        })  # fmt: skip
+
+    # -- the run
+    def run(self, on_episode: Callable[[int, float], None] | None = None,
+            checkpoint: Path | None = None, until: int | None = None) -> None:
+        """Train up to ``config.episodes`` (or stop at episode ``until``, as an interrupted run
+        would), saving ``checkpoint`` at every evaluation point and at the end."""
+        stop = self.config.episodes if until is None else min(until, self.config.episodes)
+        if self.learner is None:
+            self.warm_up()
+        if self.episode == 0 and not self.history.evaluations:
+            self._record_evaluation()
+        while self.episode < stop:
+            error = self.play_episode(self.episode)
+            self.episode += 1
+            self.history.td_errors.append(error)
+            if self.config.eval_every and self.episode % self.config.eval_every == 0:
+                self._record_evaluation()
+                if checkpoint is not None:
+                    self.save_checkpoint(checkpoint)
+            if on_episode is not None:
+                on_episode(self.episode, error)
+        if checkpoint is not None:
+            self.save_checkpoint(checkpoint)
+
+    # -- resuming
+    def save_checkpoint(self, path: Path) -> None:
+        data = {
+            "format": CHECKPOINT_FORMAT, "config": asdict(self.config), "episode": self.episode,
+            "learner": self.learner.state_dict() if self.learner is not None else None,
+            "history": asdict(self.history),
+        }  # fmt: skip
+        path = Path(path)
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(data), encoding="utf-8")
+        temporary.replace(path)  # a crash mid-write never leaves a half checkpoint
+
+    @classmethod
+    def from_checkpoint(cls, path: Path, episodes: int | None = None) -> JunqiWeightTuner:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if data.get("format") != CHECKPOINT_FORMAT:
+            raise ValueError(f"{path}: not a Junqi tuning checkpoint ({data.get('format')!r})")
+        config_fields = data["config"]
+        if episodes is not None:
+            config_fields["episodes"] = episodes
+        tuner = cls(JunqiTuningConfig(**config_fields))
+        tuner.episode = int(data["episode"])
+        if data["learner"] is not None:
+            tuner.learner = LinearQ.from_state_dict(data["learner"])
+        tuner.history = TuningHistory(**data["history"])
+        return tuner
