@@ -60,7 +60,7 @@ STATE_FEATURES = ("baseline", "balance", "flag_alarm")
 @dataclass
 class JunqiTuningConfig:
     episodes: int = 1000
-    step_size: float = 0.002
+    step_size: float = 0.0002
     discount: float = 0.9
     epsilon_start: float = 0.2
     epsilon_end: float = 0.02
