@@ -17,8 +17,9 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from tbw_envs.aec_wrappers import standard_wrappers, step_after_game_over
+from tbw_envs.contract import check_agent, check_options, check_seed, short_list, short_repr
 from tbw_envs.junqi import JunqiState, load_rules, parse_post
 from tbw_envs.junqi.encoding import (
     OBSERVATION_SHAPE,
@@ -37,12 +38,10 @@ DEPLOYMENT_MODES = ("random", "agents")
 
 def env(**kwargs) -> AECEnv:
     """``raw_env`` with PettingZoo's standard wrappers: an illegal action ends the game with -1
-    for the player who made it (TerminateIllegalWrapper), out-of-range actions assert, and the
-    API order is enforced."""
-    wrapped = raw_env(**kwargs)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    for the player who made it (TerminateIllegalWrapper), an action that breaks the input
+    contract (not an integer, a bool, out of range) raises ValueError, and the API order is
+    enforced (``tbw_envs.aec_wrappers``)."""
+    return standard_wrappers(raw_env(**kwargs))
 
 
 class raw_env(AECEnv):
@@ -73,16 +72,23 @@ class raw_env(AECEnv):
         render_perspective: str | None = None,
     ):
         super().__init__()
-        if deployment not in DEPLOYMENT_MODES:
-            raise ValueError(f"deployment must be 'random' or 'agents', got {deployment!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+        if not isinstance(deployment, str) or deployment not in DEPLOYMENT_MODES:
+            raise ValueError(
+                f"deployment must be 'random' or 'agents', got {short_repr(deployment)}"
+            )
+        if render_mode is not None and (
+            not isinstance(render_mode, str) or render_mode not in self.metadata["render_modes"]
+        ):
             raise ValueError(
                 f"render_mode must be None or one of {self.metadata['render_modes']}, "
-                f"got {render_mode!r}"
+                f"got {short_repr(render_mode)}"
             )
-        if render_perspective is not None and render_perspective not in AGENTS:
+        if render_perspective is not None and (
+            not isinstance(render_perspective, str) or render_perspective not in AGENTS
+        ):
             raise ValueError(
-                f"render_perspective must be None or an agent name: {render_perspective!r}"
+                f"render_perspective must be None or an agent name {list(AGENTS)}, got "
+                f"{short_repr(render_perspective)}"
             )
         self.rules = load_rules(rules)
         self.deployment = deployment
@@ -105,35 +111,55 @@ class raw_env(AECEnv):
         self._np_random, self._np_random_seed = seeding.np_random(None)
 
     def observation_space(self, agent: str) -> spaces.Space:
-        return self._observation_spaces[agent]
+        return self._observation_spaces[check_agent(agent, AGENTS)]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self._action_spaces[agent]
+        return self._action_spaces[check_agent(agent, AGENTS)]
+
+    def _player(self, agent) -> int:
+        """``agent``'s player index (0 or 1); a clear error for any other name."""
+        return self.agent_name_mapping[check_agent(agent, AGENTS)]
+
+    def _game(self) -> JunqiState:
+        if self.game is None:
+            raise RuntimeError("junqi_v0: call reset() before using the env")
+        return self.game
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """``options``: ``{"layouts": {"player_0": ..., "player_1": ...}}`` (explicit layouts,
         skipping any deployment phase) and/or ``{"rules": ...}`` (switch rule set, kept for later
         resets)."""
-        if seed is not None:
-            self._np_random, self._np_random_seed = seeding.np_random(seed)
-        options = dict(options or {})
-        unknown = sorted(set(options) - {"layouts", "rules"})
+        # Everything is checked and the new game built before anything changes, so a rejected
+        # reset leaves the env as it was: rules, game and every random generator.
+        seed = check_seed(seed, "junqi_v0.reset")
+        options = check_options(options, "junqi_v0.reset")
+        unknown = set(options) - {"layouts", "rules"}
         if unknown:
             # A warning, not an error: PettingZoo's api_test passes arbitrary options.
             warnings.warn(
-                f"junqi_v0.reset: ignoring unknown option(s) {unknown}; supported: "
+                f"junqi_v0.reset: ignoring unknown option(s) {short_list(unknown)}; supported: "
                 f"['layouts', 'rules']",
                 stacklevel=2,
             )
-        # Build the new game before changing anything, so a rejected reset leaves the env as it was.
         rules = load_rules(options["rules"]) if "rules" in options else self.rules
+        np_random, np_random_seed = (
+            seeding.np_random(seed) if seed is not None
+            else (self._np_random, self._np_random_seed)
+        )
         if options.get("layouts") is not None:
             game = JunqiState.initial(options["layouts"], rules)
         elif self.deployment == "agents":
             game = JunqiState.new_deployment(rules)
         else:
-            game = JunqiState.random_initial(self._np_random, rules)
+            # Cannot fail once the rules are valid, so drawing from the env's own generator
+            # here (unseeded resets) does not break the all-or-nothing rule.
+            game = JunqiState.random_initial(np_random, rules)
+        self._np_random, self._np_random_seed = np_random, np_random_seed
+        if seed is not None:
+            # As tbw_v0 does, so env.action_space(agent).sample(mask) loops replay a game.
+            for i, name in enumerate(AGENTS):
+                self._action_spaces[name].seed(seed + i)
         self.rules, self.game = rules, game
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -146,23 +172,27 @@ class raw_env(AECEnv):
             self._finish()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        player = self.agent_name_mapping[agent]
+        player = self._player(agent)
         return {
-            "observation": observation_planes(self.game.view(player)),
+            "observation": observation_planes(self._game().view(player)),
             "action_mask": self.action_mask(agent),
         }
 
     def step(self, action) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        """Play ``agent_selection``'s action. After the game is over, ``step(None)`` removes
+        each finished agent and any other action raises ``GameOverError``
+        (``tbw_envs.aec_wrappers.step_after_game_over``)."""
+        self._game()
+        if step_after_game_over(self, action):
             return
+        agent = self.agent_selection
         player = self.agent_name_mapping[agent]
-        absolute = action_to_absolute(as_action(action), player)
+        action = as_action(action)
+        absolute = action_to_absolute(action, player)
         legal = self.game.legal_actions()
         if absolute not in legal:
             raise ValueError(
-                f"illegal action {int(action)} ({describe_action(absolute)} in absolute posts) "
+                f"illegal action {action} ({describe_action(absolute)} in absolute posts) "
                 f"for {agent}; {len(legal)} legal actions"
             )
         self._cumulative_rewards[agent] = 0.0
@@ -183,13 +213,13 @@ class raw_env(AECEnv):
 
     def state(self) -> np.ndarray:
         """Omniscient planes (absolute frame); never part of an observation."""
-        return state_planes(self.game)
+        return state_planes(self._game())
 
     def render(self):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
-        subject = self.game
+        subject = self._game()
         if self.render_perspective is not None:
             subject = self.game.view(self.agent_name_mapping[self.render_perspective])
         if self.render_mode == "ansi":
@@ -202,11 +232,12 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ helpers for agents
     def view(self, agent: str):
         """The core's view of ``agent`` (what it may know), for agents that play from views."""
-        return self.game.view(self.agent_name_mapping[agent])
+        return self._game().view(self._player(agent))
 
     def action_mask(self, agent: str) -> np.ndarray:
         """``agent``'s legal-action mask in its own frame (zeros when it is not its turn)."""
-        player = self.agent_name_mapping[agent]
+        player = self._player(agent)
+        self._game()
         # The referee's cached legal list equals the player's view.legal_actions() on its turn
         # (tested); reusing it halves the move generation per step.
         legal = self.game.legal_actions() if self.game.current_player == player else []
@@ -214,23 +245,28 @@ class raw_env(AECEnv):
 
     def to_env_action(self, agent: str, core_action: int) -> int:
         """A core (absolute) action as ``agent``'s env action."""
-        return action_to_absolute(as_action(core_action), self.agent_name_mapping[agent])
+        return action_to_absolute(as_action(core_action), self._player(agent))
 
     def to_core_action(self, agent: str, env_action: int) -> int:
         """``agent``'s env action as a core (absolute) action."""
-        return action_to_absolute(as_action(env_action), self.agent_name_mapping[agent])
+        return action_to_absolute(as_action(env_action), self._player(agent))
 
     def encode_action(self, from_post, to_post, agent: str | None = None) -> int:
         """The env action (in ``agent``'s frame; default: the agent to act) moving from
         ``from_post`` to ``to_post``, absolute posts as ints 0-59 or names like 'K0'. Same
         argument order as ``tbw_v0``: what to do first, whose frame last."""
         absolute = parse_post(from_post) * 60 + parse_post(to_post)
-        return self.to_env_action(self.agent_selection if agent is None else agent, absolute)
+        if agent is None:
+            self._game()  # agent_selection exists from the first reset on
+            agent = self.agent_selection
+        return self.to_env_action(agent, absolute)
 
     def decode_action(self, action: int, agent: str | None = None) -> tuple[int, int]:
         """Absolute ``(from_post, to_post)`` of an env move action of ``agent`` (default: the
         agent to act)."""
-        agent = self.agent_selection if agent is None else agent
+        if agent is None:
+            self._game()
+            agent = self.agent_selection
         absolute = self.to_core_action(agent, action)
         if absolute >= NUM_MOVE_ACTIONS:
             raise ValueError(f"action {action} is a deployment action, not a move")

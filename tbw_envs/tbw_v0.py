@@ -23,8 +23,9 @@ import warnings
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from tbw_envs.aec_wrappers import standard_wrappers, step_after_game_over
+from tbw_envs.contract import check_agent, check_options, check_seed, short_list, short_repr
 from tbw_envs.tbw import END_TURN, IllegalActionError, load_scenario
 from tbw_envs.tbw.observation import ObservationEncoder
 from tbw_envs.tbw.render import render_ansi, render_rgb
@@ -35,12 +36,10 @@ AGENTS = ("player_0", "player_1")
 
 def env(**kwargs) -> AECEnv:
     """The AEC env with PettingZoo's standard wrappers: an illegal action ends the game with
-    -1 for the offender (``TerminateIllegalWrapper``), out-of-space actions are asserted, and
-    the reset/step order is enforced."""
-    aec = raw_env(**kwargs)
-    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=-1)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    return wrappers.OrderEnforcingWrapper(aec)
+    -1 for the offender (``TerminateIllegalWrapper``), an action that breaks the input contract
+    (not an integer, a bool, out of range) raises ValueError, and the reset/step order is
+    enforced (``tbw_envs.aec_wrappers``)."""
+    return standard_wrappers(raw_env(**kwargs))
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -54,10 +53,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def __init__(self, scenario="duel_5v5_8x8", render_mode: str | None = None,
                  flip_perspective: bool = True):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}"
-            )
+        modes = self.metadata["render_modes"]
+        if render_mode is not None and not (isinstance(render_mode, str) and render_mode in modes):
+            raise ValueError(f"render_mode {short_repr(render_mode)} is not one of {modes}")
         self.render_mode = render_mode
         self.flip_perspective = bool(flip_perspective)
         self.possible_agents = list(AGENTS)
@@ -110,9 +108,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return self.action_spaces[self._check_agent(agent)]
 
     def _check_agent(self, agent) -> str:
-        if agent not in AGENTS:
-            raise ValueError(f"unknown agent {agent!r}; agents are {list(AGENTS)}")
-        return agent
+        return check_agent(agent, AGENTS)
 
     # ------------------------------------------------------------------ frames
 
@@ -121,22 +117,24 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def to_core_action(self, agent: str, action: int) -> int:
         """The game core's (absolute) action id for ``agent``'s env action."""
-        return self._rotation_list[action] if self._rotates(agent) else int(action)
+        agent, action = self._check_agent(agent), self._valid_int(action)
+        return self._rotation_list[action] if self._rotates(agent) else action
 
     def to_env_action(self, agent: str, core_action: int) -> int:
         """``agent``'s env action id for a core (absolute) action id."""
-        return self._rotation_list[core_action] if self._rotates(agent) else int(core_action)
+        agent, core_action = self._check_agent(agent), self._valid_int(core_action)
+        return self._rotation_list[core_action] if self._rotates(agent) else core_action
 
     def decode_action(self, action: int, agent: str | None = None):
         """``(unit_id, (row, col), target_unit_id or None)`` in absolute board terms, or
         ``END_TURN``, for an env action of ``agent`` (default: the agent to act)."""
         agent = self.agent_selection if agent is None else self._check_agent(agent)
-        return self._state.decode_action(self.to_core_action(agent, self._valid_int(action)))
+        return self._state.decode_action(self.to_core_action(agent, action))
 
     def encode_action(self, unit_id, dest=None, target=None, agent: str | None = None) -> int:
         """The env action id (in ``agent``'s frame) for an absolute unit action or END_TURN."""
         agent = self.agent_selection if agent is None else self._check_agent(agent)
-        if unit_id == END_TURN:
+        if isinstance(unit_id, str) and unit_id == END_TURN:
             return self.scenario.end_turn_action
         return self.to_env_action(agent, self._state.encode_action(unit_id, dest, target))
 
@@ -146,21 +144,20 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     # ------------------------------------------------------------------ AEC API
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-            raise TypeError(f"seed must be an int or None, got {seed!r} ({type(seed).__name__})")
-        # The rules are deterministic; the seed only seeds the action spaces' samplers.
-        if seed is not None:
-            for i, agent in enumerate(AGENTS):
-                self.action_spaces[agent].seed(int(seed) + i)
-        options = options or {}
+        """``options``: ``{"scenario": ...}`` switches to a scenario of the same shapes. Every
+        argument is checked before anything changes, so a rejected reset leaves the env,
+        action-space samplers included, as it was."""
+        seed = check_seed(seed, "tbw_v0.reset")
+        options = check_options(options, "tbw_v0.reset")
         unknown = set(options) - {"scenario"}
         if unknown:
             # PettingZoo's api_test passes arbitrary options, so they may not be an error.
             warnings.warn(
-                f"tbw_v0.reset: ignoring unknown option(s) {sorted(unknown)}; supported: "
-                f"['scenario']",
+                f"tbw_v0.reset: ignoring unknown option(s) {short_list(unknown)}; "
+                f"supported: ['scenario']",
                 stacklevel=2,
             )
+        new = None
         if "scenario" in options:
             new = load_scenario(options["scenario"])
             old_shapes = (self._encoder.shape, self.scenario.num_actions)
@@ -171,7 +168,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                     f"shapes {new_shapes}, this env has {old_shapes}; PettingZoo spaces are "
                     f"fixed, so make a new env for it"
                 )
+        if new is not None:
             self._set_scenario(new)
+        # The rules are deterministic; the seed only seeds the action spaces' samplers.
+        if seed is not None:
+            for i, agent in enumerate(AGENTS):
+                self.action_spaces[agent].seed(seed + i)
         self._state = self.scenario.initial_state()
         self.agents = list(AGENTS)
         self._reset_bookkeeping()
@@ -214,15 +216,19 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return self._encoder.encode_state(self._state)
 
     def step(self, action):
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        """Play ``agent_selection``'s action. After the game is over, ``step(None)`` removes
+        each finished agent and any other action raises ``GameOverError``
+        (``tbw_envs.aec_wrappers.step_after_game_over``)."""
+        if step_after_game_over(self, action):
             return
+        agent = self.agent_selection
+        # Contract errors (not an integer, out of range) pass through as they are; only a
+        # well-formed action can be called illegal.
+        action = self._valid_int(action)
         try:
-            core_action = self.to_core_action(agent, self._valid_int(action))
-            self._state.apply(core_action)
+            self._state.apply(self.to_core_action(agent, action))
         except IllegalActionError as exc:
-            raise ValueError(f"illegal action {action!r} for {agent}: {exc}") from None
+            raise ValueError(f"illegal action {action} for {agent}: {exc}") from None
         self._cumulative_rewards[agent] = 0.0
         if self._state.terminal:
             returns = self._state.returns()

@@ -8,7 +8,9 @@ The learner holds one seat; the opponent (an agent following ``agents.base.Agent
 Illegal learner actions (``check_env`` samples unmasked ones): with ``illegal_action="lose"``
 (the default, as PettingZoo's ``TerminateIllegalWrapper``) the episode ends with reward
 ``illegal_reward`` (-1) and ``info["illegal_action"] = True``; with ``"raise"`` a ValueError
-names the action.
+names the action. Actions outside the input contract (docs/input_contract.md: not an integer,
+a bool, out of range) always raise ValueError, and ``step`` after the episode ended raises
+``GameOverError`` (a RuntimeError).
 """
 
 from __future__ import annotations
@@ -18,6 +20,15 @@ from typing import Any
 
 import gymnasium
 import numpy as np
+
+from tbw_envs.contract import (
+    GameOverError,
+    check_action,
+    check_options,
+    check_seed,
+    is_integer,
+    short_repr,
+)
 
 SEATS = ("player_0", "player_1")
 
@@ -44,22 +55,28 @@ class SingleAgentEnv(gymnasium.Env):
                     f"SingleAgentEnv needs a tbw_envs raw AEC env with .{needed}(); "
                     f"got {type(aec_env).__name__}"
                 )
-        if learner_seat not in (0, 1, "alternate", "random"):
+        if is_integer(learner_seat) and learner_seat in (0, 1):
+            learner_seat = int(learner_seat)
+        elif not (isinstance(learner_seat, str) and learner_seat in ("alternate", "random")):
             raise ValueError(
-                f"learner_seat must be 0, 1, 'alternate' or 'random', got {learner_seat!r}"
+                f"learner_seat must be 0, 1, 'alternate' or 'random', got "
+                f"{short_repr(learner_seat)}"
             )
-        if illegal_action not in ("lose", "raise"):
-            raise ValueError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
+        if not isinstance(illegal_action, str) or illegal_action not in ("lose", "raise"):
+            raise ValueError(
+                f"illegal_action must be 'lose' or 'raise', got {short_repr(illegal_action)}"
+            )
         self.learner_seat_option = learner_seat
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         # "random" samples the opponent's mask with this env's np_random, so reset(seed=...)
         # fixes the opponent's play too.
-        self.opponent = self._random_policy if opponent == "random" else opponent
+        is_random = isinstance(opponent, str) and opponent == "random"
+        self.opponent = self._random_policy if is_random else opponent
         if not (hasattr(self.opponent, "act") or callable(self.opponent)):
             raise TypeError(
                 "opponent must be 'random', an agent with act(view), or a callable "
-                f"(observation, action_mask) -> action; got {opponent!r}"
+                f"(observation, action_mask) -> action; got {short_repr(opponent)}"
             )
         self.render_mode = self.aec.render_mode
         self.metadata = dict(self.aec.metadata)
@@ -92,7 +109,10 @@ class SingleAgentEnv(gymnasium.Env):
         if hasattr(self.opponent, "act"):
             return self.aec.to_env_action(seat, self.opponent.act(self.aec.view(seat)))
         obs = self.aec.observe(seat)
-        return int(self.opponent(obs["observation"], obs["action_mask"]))
+        # The opponent's output obeys the same contract as the learner's (no float truncation).
+        return self._as_action(
+            self.opponent(obs["observation"], obs["action_mask"]), obs["action_mask"].shape[0]
+        )
 
     def _finished(self) -> bool:
         return any(self.aec.terminations.values()) or any(self.aec.truncations.values())
@@ -110,13 +130,17 @@ class SingleAgentEnv(gymnasium.Env):
     # ------------------------------------------------------------------ Gymnasium API
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = check_seed(seed, "SingleAgentEnv.reset")
+        options = check_options(options, "SingleAgentEnv.reset")
+        # The AEC env resets first: it checks the options' contents and, when it rejects them,
+        # changes nothing, so neither has this wrapper (its generator, seat or episode count).
+        self.aec.reset(seed=seed, options=options)
         super().reset(seed=seed)
         if self.learner_seat_option == "alternate":
             self.learner = SEATS[self._episodes % 2]
         elif self.learner_seat_option == "random":
             self.learner = SEATS[int(self.np_random.integers(2))]
         self._episodes += 1
-        self.aec.reset(seed=seed, options=options)
         if hasattr(self.opponent, "reset"):
             # Drawn from np_random even without a seed, so reset(seed=s) then reset() replays.
             self.opponent.reset(int(self.np_random.integers(2**31 - 1)))
@@ -124,17 +148,26 @@ class SingleAgentEnv(gymnasium.Env):
         self._done = self._finished()
         return self._learner_obs(), {"learner": self.learner, **self.aec.infos[self.learner]}
 
+    def _as_action(self, action, num_actions: int) -> int:
+        # Stable-Baselines3 hands a policy's action over as a one-element array; that is the
+        # one shape accepted here beyond the shared contract.
+        if (
+            isinstance(action, np.ndarray)
+            and action.size == 1
+            and action.shape != ()
+            and action.dtype.kind in "iu"
+        ):
+            action = action.reshape(())
+        return check_action(action, num_actions)
+
     def step(self, action):
         if self._done:
-            raise RuntimeError("step() called on a finished episode; call reset() first")
-        if not isinstance(action, (int, np.integer)):
-            if isinstance(action, np.ndarray) and action.size == 1:
-                action = action.reshape(()).item()
-            else:
-                raise ValueError(f"action must be an int, got {action!r}")
-        action = int(action)
+            raise GameOverError(
+                f"step({short_repr(action)}) called on a finished episode; call reset() first"
+            )
         mask = self.aec.action_mask(self.learner)
-        if not (0 <= action < mask.shape[0]) or not mask[action]:
+        action = self._as_action(action, mask.shape[0])
+        if not mask[action]:
             if self.illegal_action == "raise":
                 raise ValueError(
                     f"illegal action {action} for {self.learner} "

@@ -34,7 +34,7 @@ from tbw_envs.junqi.pieces import (
     RESULT_NAMES,
     piece_kind,
 )
-from tbw_envs.junqi.rules import JunqiRules, available_rule_sets, load_rules
+from tbw_envs.junqi.rules import JunqiRules, RulesError, available_rule_sets, load_rules
 from tbw_envs.junqi.state import (
     DEPLOY_ACTION_BASE,
     END_REASONS,
@@ -51,6 +51,7 @@ __all__ = [
     "ARMY_COUNTS", "ATTACKER_LOST", "ATTACKER_WON", "BOTH_REMOVED", "CAMPS", "DEPLOY_ACTION_BASE",
     "END_REASONS", "HEADQUARTERS", "MOVED", "NUM_ACTIONS", "NUM_POSTS", "PIECE_NAMES",
     "RESULT_NAMES", "BoardGraph", "JunqiRules", "JunqiState", "JunqiView", "Layout", "PlyRecord",
+    "RulesError",
     "available_layouts", "available_rule_sets", "board_graph", "decode_action", "deploy_action",
     "encode_action", "format_layout", "load_layout", "load_rules", "mirror_post", "parse_layout",
     "parse_post", "post_name", "piece_kind", "random_layout", "validate_layout",

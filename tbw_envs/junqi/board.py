@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tbw_envs.contract import short_repr
+
 ROWS, COLS = 12, 5
 NUM_POSTS = ROWS * COLS
 ROW_LETTERS = "ABCDEFGHIJKL"
@@ -32,7 +34,7 @@ def post_name(post: int) -> str:
 def parse_post(post: str | int) -> int:
     """Post index from a name like 'K0' (case-insensitive) or an int 0-59."""
     if isinstance(post, bool):
-        raise ValueError(f"post must be a name like 'K0' or an int 0-59, got {post!r}")
+        raise ValueError(f"post must be a name like 'K0' or an int 0-59, got {short_repr(post)}")
     if isinstance(post, int) or hasattr(post, "__index__") and not isinstance(post, str):
         index = int(post)
         if 0 <= index < NUM_POSTS:
@@ -44,7 +46,7 @@ def parse_post(post: str | int) -> int:
     if len(text) == 2 and text[0] in ROW_LETTERS and text[1] in "01234":
         return post_index(ROW_LETTERS.index(text[0]), int(text[1]))
     raise ValueError(
-        f"bad post name {post!r}: expected a row letter A-L and a column 0-4, e.g. 'K0'"
+        f"bad post name {short_repr(post)}: expected a row letter A-L and a column 0-4, e.g. 'K0'"
     )
 
 

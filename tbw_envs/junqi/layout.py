@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tbw_envs.configs_path import configs_dir
+from tbw_envs.contract import is_integer, short_repr
 from tbw_envs.junqi.board import COLS, NUM_POSTS, post_index
 from tbw_envs.junqi.pieces import (
     ARMY_COUNTS,
@@ -28,6 +29,7 @@ from tbw_envs.junqi.pieces import (
     PIECE_NAMES,
     piece_kind,
 )
+from tbw_envs.yaml_loader import is_file, read_text
 
 LAYOUT_ROWS = 6
 LAYOUT_CELLS = LAYOUT_ROWS * COLS
@@ -156,7 +158,7 @@ def validate_layout(layout: Layout, source: str = "layout") -> None:
         if kind is None:
             raise ValueError(f"{source}: {where} is empty; all 25 non-camp posts must be filled")
         if isinstance(kind, bool) or not isinstance(kind, int) or not 0 <= kind < NUM_PIECE_TYPES:
-            raise ValueError(f"{source}: {where}: bad piece type {kind!r}")
+            raise ValueError(f"{source}: {where}: bad piece type {short_repr(kind)}")
         counts[kind] += 1
         if kind == FLAG and cell not in HEADQUARTERS_CELLS:
             raise ValueError(f"{source}: {where}: the flag must stand in a headquarters")
@@ -182,16 +184,21 @@ def available_layouts() -> list[str]:
 def load_layout(name_or_path: str | Path, source: str | None = None) -> Layout:
     """A bundled layout by name (``available_layouts()``) or a layout text file by path.
     ``source`` (e.g. "layout of player 1") prefixes error messages."""
+    if not isinstance(name_or_path, (str, Path)):
+        raise ValueError(f"layout name or path must be a string or Path, got "
+                         f"{type(name_or_path).__name__} {short_repr(name_or_path)}")
     path = Path(name_or_path)
     prefix = f"{source}: " if source else ""
-    if not path.is_file():
+    if not is_file(path):
         path = layouts_dir() / f"{name_or_path}.txt"
-        if not path.is_file():
+        if not is_file(path):
             raise ValueError(
-                f"{prefix}unknown layout {str(name_or_path)!r}: not a file and not one of "
-                f"{', '.join(available_layouts())}"
+                f"{prefix}unknown layout {short_repr(str(name_or_path))}: not a file and not "
+                f"one of {', '.join(available_layouts())}"
             )
-    return parse_layout(path.read_text(encoding="utf-8"), source=f"{prefix}{path}")
+    # The shared reader: UTF-8, a size limit, and errors that name the file.
+    text = read_text(path, source=f"{prefix}{path}")
+    return parse_layout(text, source=f"{prefix}{path}")
 
 
 def coerce_layout(spec, source: str = "layout") -> Layout:
@@ -206,8 +213,21 @@ def coerce_layout(spec, source: str = "layout") -> Layout:
         if "\n" in spec:
             return parse_layout(spec, source)
         return load_layout(spec, source)
-    if isinstance(spec, Sequence) and all(isinstance(row, (list, tuple, str)) for row in spec):
-        lines = [row if isinstance(row, str) else " ".join(map(str, row)) for row in spec]
+    if isinstance(spec, Sequence) and len(spec) == LAYOUT_ROWS:
+        lines = []
+        for number, row in enumerate(spec, 1):
+            # Tokens are checked before str() sees them, so a nested structure cannot be
+            # expanded into an enormous string.
+            if isinstance(row, (list, tuple)) and len(row) == COLS and all(
+                isinstance(token, str) or is_integer(token) for token in row
+            ):
+                row = " ".join(map(str, row))
+            if not isinstance(row, str):
+                raise ValueError(
+                    f"{source}: row {number} must be a string or {COLS} tokens (piece names, "
+                    f"codes or ints), got {short_repr(row)}"
+                )
+            lines.append(row)
         return parse_layout("\n".join(lines), source)
     raise ValueError(
         f"{source}: expected a Layout, layout text, a layout name or path, or 6 rows of 5 "
@@ -222,7 +242,9 @@ def _as_random(rng) -> random.Random:
         return random.Random(rng)
     if hasattr(rng, "integers"):  # numpy Generator: derive a stdlib stream from it
         return random.Random(int(rng.integers(0, 2**63)))
-    raise ValueError(f"rng must be None, an int seed, random.Random or numpy Generator: {rng!r}")
+    raise ValueError(
+        f"rng must be None, an int seed, random.Random or numpy Generator: {short_repr(rng)}"
+    )
 
 
 def random_layout(rng=None) -> Layout:
@@ -247,9 +269,9 @@ def random_layout(rng=None) -> Layout:
         for _ in range(ARMY_COUNTS[kind])
     ]  # fmt: skip
     rand.shuffle(rest)
+    # strict=True also guarantees every free cell got a piece: the army exactly fills them.
     for cell, kind in zip(sorted(free), rest, strict=True):
         cells[cell] = kind
-    assert sum(kind is not None for kind in cells) == ARMY_SIZE
     return Layout(tuple(cells))
 
 

@@ -6,6 +6,8 @@ then mine, bomb, flag) is also the order of the 12 deployment actions.
 
 from __future__ import annotations
 
+from tbw_envs.contract import short_repr
+
 MARSHAL, GENERAL, MAJOR_GENERAL, BRIGADIER, COLONEL, MAJOR = range(6)
 CAPTAIN, LIEUTENANT, ENGINEER, MINE, BOMB, FLAG = range(6, 12)
 NUM_PIECE_TYPES = 12
@@ -46,7 +48,7 @@ def piece_kind(name: str | int) -> int:
     """Piece type from a name ('engineer'), a two-letter code ('EN'), the Chinese name ('工兵')
     or an int 0-11. Raises ValueError naming the bad token."""
     if isinstance(name, bool):
-        raise ValueError(f"piece must be a name or an int 0-11, got {name!r}")
+        raise ValueError(f"piece must be a name or an int 0-11, got {short_repr(name)}")
     if isinstance(name, int):
         if 0 <= name < NUM_PIECE_TYPES:
             return name
@@ -56,7 +58,7 @@ def piece_kind(name: str | int) -> int:
     kind = _TOKENS.get(name.strip().lower())
     if kind is None:
         raise ValueError(
-            f"unknown piece name {name!r}; expected one of {', '.join(PIECE_NAMES)} "
+            f"unknown piece name {short_repr(name)}; expected one of {', '.join(PIECE_NAMES)} "
             f"(or codes {', '.join(PIECE_CODES)})"
         )
     return kind

@@ -47,11 +47,16 @@ def render_ansi(subject) -> str:
                     token = "[]"
                 else:
                     token = "==" if graph.is_rail[post] else ".."
-            elif kind[post] == NO_PIECE:
-                token = "fl" if revealed[owner[post]] == post else "??"
             else:
-                code = PIECE_CODES[kind[post]]
-                token = code if owner[post] == 0 else code.lower()
+                piece = kind[post]
+                if piece == NO_PIECE and revealed[owner[post]] == post:
+                    piece = FLAG  # hidden, but announced: show it as the owner's flag
+                if piece == NO_PIECE:
+                    token = "??"
+                else:
+                    # The case says whose piece it is, for a revealed flag as for any other.
+                    code = PIECE_CODES[piece]
+                    token = code if owner[post] == 0 else code.lower()
             cells.append(token)
         lines.append(f"{ROW_LETTERS[row]}    " + "   ".join(f"{token:>2}" for token in cells))
     return "\n".join(lines) + "\n"

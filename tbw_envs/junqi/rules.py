@@ -2,7 +2,9 @@
 
 A rule set is given as a name (``"ccgc"`` -> ``configs/junqi/ccgc.yaml``), a path to a YAML file,
 a dict, or a ``JunqiRules``. Files and dicts list only the fields they change; everything else
-keeps the CCGC value, which is the dataclass default.
+keeps the CCGC value, which is the dataclass default. Files go through the project's one YAML
+loader (``tbw_envs.yaml_loader``); every error is a ``RulesError`` (a ``ValueError``) naming the
+source, the field and the problem.
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from tbw_envs.configs_path import configs_dir
+from tbw_envs.contract import is_integer, short_repr
+from tbw_envs.yaml_loader import ConfigError, is_file, load_yaml
 
 _CHOICES = {
     "no_collision_result": ("side_to_move_loses", "draw"),
@@ -23,6 +25,14 @@ _CHOICES = {
     "bomb_vs_flag": ("flag_lost", "bomb_removed"),
 }
 _OPTIONAL_LIMITS = ("no_collision_limit", "total_ply_limit", "non_engineer_rail_steps")
+# Limits (docs/input_contract.md): a rule set is shared data, so its text and counts are bounded.
+MAX_NAME_CHARS = 100
+MAX_DESCRIPTION_CHARS = 4000
+MAX_PLIES = 1_000_000
+
+
+class RulesError(ConfigError):
+    """A rule set that cannot be used: the message names the source, field and problem."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +61,9 @@ class JunqiRules:
     def __post_init__(self) -> None:
         # A rule set built directly (not through load_rules) gets the same checks as a file.
         for field in dataclasses.fields(self):
-            _check_field("JunqiRules", field.name, getattr(self, field.name))
+            # Stored as checked, so a numpy integer becomes a plain int.
+            value = _check_field("JunqiRules", field.name, getattr(self, field.name))
+            object.__setattr__(self, field.name, value)
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(JunqiRules)}
@@ -74,74 +86,100 @@ def load_rules(spec: str | Path | dict | JunqiRules | None = "ccgc") -> JunqiRul
     if isinstance(spec, dict):
         return rules_from_dict(spec, source="rules dict")
     if isinstance(spec, (str, Path)):
-        return _load_file(str(spec))
-    raise ValueError(
+        path = _rules_path(spec)
+        try:
+            stat = path.stat()
+        except OSError as exc:
+            raise RulesError(f"{path}: cannot read the file: {exc.strerror or exc}") from None
+        # Keyed by what the file is now, not by the name it was asked for: an edited or
+        # replaced file (new mtime, size or inode) is read again.
+        return _load_file(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
+    raise RulesError(
         f"rules must be a rule-set name, a YAML path, a dict or JunqiRules, "
-        f"got {type(spec).__name__}"
+        f"got {type(spec).__name__} {short_repr(spec)}"
     )
 
 
-@lru_cache(maxsize=32)
-def _load_file(spec: str) -> JunqiRules:
+def _rules_path(spec: str | Path) -> Path:
+    text = str(spec)
     path = Path(spec)
-    looks_like_path = path.suffix in (".yaml", ".yml") or "/" in spec or "\\" in spec
+    looks_like_path = (
+        path.suffix in (".yaml", ".yml") or "/" in text or "\\" in text
+    )
     if not looks_like_path:
-        path = rules_dir() / f"{spec}.yaml"
-        if not path.is_file():
-            raise ValueError(
-                f"unknown Junqi rule set {spec!r}; available: {', '.join(available_rule_sets())} "
-                f"(or give a path to a YAML file)"
+        path = rules_dir() / f"{text}.yaml"
+        if not is_file(path):
+            raise RulesError(
+                f"unknown Junqi rule set {short_repr(text)}; available: "
+                f"{', '.join(available_rule_sets())} (or give a path to a YAML file)"
             )
-    elif not path.is_file():
-        raise ValueError(f"Junqi rule-set file {str(path)!r} does not exist")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: not valid YAML: {exc}") from exc
+    elif not is_file(path):
+        raise RulesError(f"Junqi rule-set file {short_repr(text)} does not exist")
+    return path.resolve()
+
+
+@lru_cache(maxsize=32)
+def _load_file(path: str, _mtime_ns: int, _size: int, _inode: int) -> JunqiRules:
+    data = load_yaml(path, error=RulesError)
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: top level must be a mapping of rule options")
-    data.setdefault("name", path.stem)
-    return rules_from_dict(data, source=str(path))
+        raise RulesError(f"{path}: top level must be a mapping of rule options")
+    data.setdefault("name", Path(path).stem)
+    return rules_from_dict(data, source=path)
 
 
 def rules_from_dict(data: dict[str, Any], source: str = "rules dict") -> JunqiRules:
     """Validate ``data`` (fields over the CCGC defaults); errors name source, field and problem."""
+    if not isinstance(data, dict):
+        raise RulesError(f"{source}: expected a mapping of rule options, got "
+                         f"{type(data).__name__} {short_repr(data)}")
     values: dict[str, Any] = {}
     for key, value in data.items():
-        if key not in _FIELDS:
-            raise ValueError(f"{source}: unknown field {key!r}; known fields: {', '.join(_FIELDS)}")
+        if not isinstance(key, str) or key not in _FIELDS:
+            raise RulesError(
+                f"{source}: unknown field {short_repr(key)}; known fields: {', '.join(_FIELDS)}"
+            )
         values[key] = _check_field(source, key, value)
     values.setdefault("name", "custom")
     return JunqiRules(**values)
 
 
 def _check_field(source: str, key: str, value: Any) -> Any:
-    def fail(problem: str) -> ValueError:
-        return ValueError(f"{source}: field {key!r}: {problem} (got {value!r})")
+    """``value`` checked for rule field ``key`` (numpy integers become ints)."""
+
+    def fail(problem: str) -> RulesError:
+        return RulesError(f"{source}: field {key!r}: {problem} (got {short_repr(value)})")
+
+    def plies(minimum: int) -> int:
+        if not is_integer(value) or not minimum <= value <= MAX_PLIES:
+            raise fail(
+                "must be a positive integer" + (" or null" if key in _OPTIONAL_LIMITS else "")
+                + f" (at most {MAX_PLIES})"
+            )
+        return int(value)
 
     default = _FIELDS[key].default
     if key in _CHOICES:
-        if value not in _CHOICES[key]:
+        # The type test keeps lists and dicts away from ``in``.
+        if not isinstance(value, str) or value not in _CHOICES[key]:
             raise fail(f"must be one of {', '.join(_CHOICES[key])}")
         return value
     if key in _OPTIONAL_LIMITS:
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise fail("must be a positive integer or null")
-        return value
+        return None if value is None else plies(1)
     if key == "ply_cap":
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise fail("must be a positive integer")
-        return value
+        return plies(1)
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise fail("must be true or false")
         return value
     if isinstance(default, str):
+        limit = MAX_NAME_CHARS if key == "name" else MAX_DESCRIPTION_CHARS
         if not isinstance(value, str):
             raise fail("must be a string")
+        if len(value) > limit:
+            raise RulesError(
+                f"{source}: field {key!r}: at most {limit} characters, got {len(value)}"
+            )
         return value
-    raise AssertionError(f"no validator for rule field {key}")  # pragma: no cover
+    raise RulesError(f"no validator for rule field {key}")  # pragma: no cover - a new field

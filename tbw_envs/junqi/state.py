@@ -9,10 +9,12 @@ piece types, so a view can hand them out without leaking.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
 
+from tbw_envs.contract import check_action, short_repr
 from tbw_envs.junqi.board import NUM_POSTS, parse_post, post_name
 from tbw_envs.junqi.layout import (
     DEPLOY_CELLS,
@@ -78,32 +80,17 @@ class PlyRecord(NamedTuple):
         )
 
 
-_RULE_TABLES: dict[JunqiRules, tuple[MoveGenerator, tuple]] = {}
-
-
+# Bounded: a long-running job that builds rule sets on the fly (a new description each time)
+# must not grow memory without end. A miss only costs rebuilding the tables (well under 1 ms).
+@lru_cache(maxsize=64)
 def _tables(rules: JunqiRules) -> tuple[MoveGenerator, tuple]:
-    tables = _RULE_TABLES.get(rules)
-    if tables is None:
-        tables = _RULE_TABLES[rules] = (MoveGenerator(rules), combat_table(rules))
-    return tables
+    return MoveGenerator(rules), combat_table(rules)
 
 
 def as_action(action) -> int:
-    """An action as a plain int; rejects bools, floats and other non-integers by name."""
-    if isinstance(action, (bool, np.bool_)):
-        raise ValueError(f"action must be an integer, got bool {action!r}")
-    if (
-        isinstance(action, (int, np.integer))
-        or isinstance(action, np.ndarray)
-        and action.shape == ()
-        and action.dtype.kind in "iu"
-    ):
-        action = int(action)
-    else:
-        raise ValueError(f"action must be an integer, got {type(action).__name__} {action!r}")
-    if not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"action {action} out of range 0-{NUM_ACTIONS - 1}")
-    return action
+    """An action as a plain int in range; rejects bools, floats and other non-integers by name
+    (the input contract, ``tbw_envs.contract.check_action``)."""
+    return check_action(action, NUM_ACTIONS)
 
 
 def encode_action(from_post, to_post) -> int:
@@ -215,19 +202,24 @@ class JunqiState:
         the players in ``revealed_flags`` start announced (as if their marshal had been removed).
         """
         if not isinstance(pieces, Mapping):
-            raise ValueError(f"pieces must be a mapping post -> (player, piece), got {pieces!r}")
+            raise ValueError(
+                f"pieces must be a mapping post -> (player, piece), got {short_repr(pieces)}"
+            )
         if to_move not in (0, 1) or isinstance(to_move, bool):
-            raise ValueError(f"to_move must be 0 or 1, got {to_move!r}")
+            raise ValueError(f"to_move must be 0 or 1, got {short_repr(to_move)}")
         state = cls(rules)
         for post_spec, entry in pieces.items():
             post = parse_post(post_spec)
             if not isinstance(entry, (tuple, list)) or len(entry) != 2:
                 raise ValueError(
-                    f"piece on {post_name(post)} must be (player, piece name), got {entry!r}"
+                    f"piece on {post_name(post)} must be (player, piece name), got "
+                    f"{short_repr(entry)}"
                 )
             player, name = entry
             if player not in (0, 1) or isinstance(player, bool):
-                raise ValueError(f"piece on {post_name(post)}: player must be 0 or 1: {player!r}")
+                raise ValueError(
+                    f"piece on {post_name(post)}: player must be 0 or 1: {short_repr(player)}"
+                )
             if state.owner[post] != EMPTY:
                 raise ValueError(f"post {post_name(post)} given twice")
             state.owner[post] = player
@@ -236,7 +228,7 @@ class JunqiState:
         state.current_player = to_move
         for side in revealed_flags:
             if side not in (0, 1):
-                raise ValueError(f"revealed_flags holds players 0 and 1, got {side!r}")
+                raise ValueError(f"revealed_flags holds players 0 and 1, got {short_repr(side)}")
             state._reveal_flag(side)
         state._start_turn(previous_mover=1 - to_move, flag_taken=False)
         return state
@@ -517,6 +509,7 @@ class JunqiState:
         return [self.kind[p] for p in range(NUM_POSTS) if self.owner[p] == player]
 
 
+# Keyed by combat table, which depends on three two-way rule options: at most 8 entries each.
 _BEATS_CACHE: dict[tuple, list[int]] = {}
 _STOPS_CACHE: dict[tuple, list[int]] = {}
 

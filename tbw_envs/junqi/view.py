@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tbw_envs.contract import short_repr
 from tbw_envs.junqi.board import NUM_POSTS
 from tbw_envs.junqi.layout import DEPLOY_CELLS, cell_to_post, deployment_choices
 from tbw_envs.junqi.moves import EMPTY
@@ -61,7 +62,7 @@ class JunqiView:
     @classmethod
     def of_state(cls, state: JunqiState, player: int) -> JunqiView:
         if player not in (0, 1) or isinstance(player, bool):
-            raise ValueError(f"player must be 0 or 1, got {player!r}")
+            raise ValueError(f"player must be 0 or 1, got {short_repr(player)}")
         owner = state.owner
         if state.phase == DEPLOY:
             # The opponent's posts fill in a fixed public order; show nothing of them.

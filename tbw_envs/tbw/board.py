@@ -7,6 +7,8 @@ rectangle of characters as a square one.
 
 from __future__ import annotations
 
+from tbw_envs.contract import short_repr
+
 TOPOLOGIES = ("square4", "square8", "hex")
 
 _SQUARE4_STEPS = ((-1, 0), (0, -1), (0, 1), (1, 0))
@@ -26,7 +28,9 @@ class Board:
 
     def __init__(self, topology: str, rows: int, cols: int):
         if topology not in TOPOLOGIES:
-            raise ValueError(f"unknown topology {topology!r}; expected one of {TOPOLOGIES}")
+            raise ValueError(
+                f"unknown topology {short_repr(topology)}; expected one of {TOPOLOGIES}"
+            )
         if rows < 1 or cols < 1:
             raise ValueError(f"board must have at least one row and column, got {rows}x{cols}")
         self.topology = topology

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tbw_envs.contract import check_action, is_integer, short_repr
 from tbw_envs.tbw.rules import MOVE_EPSILON, in_attack_range, reachable_tiles, side_has_lost
 from tbw_envs.tbw.scenario import Scenario
 
@@ -33,17 +34,9 @@ class IllegalActionError(ValueError):
 
 def as_action_id(action, num_actions: int) -> int:
     """``action`` as a plain int in ``[0, num_actions)`` (Python or numpy integers, or a 0-d
-    integer array); anything else raises ``IllegalActionError`` naming the value."""
-    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-        action = action.item()
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise IllegalActionError(
-            f"action must be an int in [0, {num_actions}), got {action!r} "
-            f"({type(action).__name__})"
-        )
-    if not 0 <= action < num_actions:
-        raise IllegalActionError(f"action {action} is out of range [0, {num_actions})")
-    return int(action)
+    integer array; never a bool); anything else raises ``IllegalActionError`` naming the value
+    (the input contract, ``tbw_envs.contract.check_action``)."""
+    return check_action(action, num_actions, error=IllegalActionError)
 
 
 @dataclass(frozen=True)
@@ -274,30 +267,52 @@ class TBWState:
 
     def encode_action(self, unit_id, dest=None, target=None) -> int:
         """Action id of ``unit_id`` (of the side to move) moving to ``dest`` = (row, col) and
-        attacking ``target`` (a unit id, or None); ``encode_action(END_TURN)`` is END_TURN."""
-        if unit_id == END_TURN:
+        attacking ``target`` (a unit id, or None); ``encode_action(END_TURN)`` is END_TURN.
+
+        Ids and coordinates must be integers (Python or numpy, never bools): ``True`` would
+        silently mean unit 1 and ``(6.5, 1)`` a tile nobody named."""
+        if isinstance(unit_id, str) and unit_id == END_TURN:
             return self.end_turn_action
         sc = self.scenario
-        if not isinstance(unit_id, (int, np.integer)) or not 0 <= unit_id < len(sc.units):
-            raise ValueError(f"encode_action: unknown unit id {unit_id!r}")
-        spec = sc.units[unit_id]
+        if not is_integer(unit_id) or not 0 <= unit_id < len(sc.units):
+            raise ValueError(
+                f"encode_action: unknown unit id {short_repr(unit_id)}; unit ids are integers "
+                f"0-{len(sc.units) - 1} (or END_TURN)"
+            )
+        spec = sc.units[int(unit_id)]
         if spec.side != self.current_side:
             raise ValueError(
                 f"encode_action: unit {unit_id} belongs to side {spec.side}, "
                 f"but side {self.current_side} is to move"
             )
-        if dest is None or len(dest) != 2 or not sc.board.in_bounds(*dest):
+        if isinstance(dest, np.ndarray) and dest.shape == (2,) and dest.dtype.kind in "iu":
+            dest = tuple(dest.tolist())
+        if (
+            not isinstance(dest, (tuple, list))
+            or len(dest) != 2
+            or not all(map(is_integer, dest))
+        ):
             raise ValueError(
-                f"encode_action: destination {dest!r} is not a (row, col) on the board"
+                f"encode_action: destination {short_repr(dest)} is not a (row, col) pair of "
+                f"integers"
             )
-        tile = sc.board.tile(*dest)
+        row, col = int(dest[0]), int(dest[1])
+        if not sc.board.in_bounds(row, col):
+            raise ValueError(
+                f"encode_action: destination ({row}, {col}) is outside the "
+                f"{sc.board.rows} x {sc.board.cols} board"
+            )
+        tile = sc.board.tile(row, col)
         enemy_slot = None
         if target is not None:
-            if not isinstance(target, (int, np.integer)) or not 0 <= target < len(sc.units):
-                raise ValueError(f"encode_action: unknown target unit id {target!r}")
-            if sc.units[target].side == spec.side:
+            if not is_integer(target) or not 0 <= target < len(sc.units):
+                raise ValueError(
+                    f"encode_action: unknown target unit id {short_repr(target)}; unit ids "
+                    f"are integers 0-{len(sc.units) - 1} (or None for no attack)"
+                )
+            if sc.units[int(target)].side == spec.side:
                 raise ValueError(f"encode_action: target {target} is on the acting side")
-            enemy_slot = sc.units[target].slot
+            enemy_slot = sc.units[int(target)].slot
         return sc.unit_action(spec.slot, tile, enemy_slot)
 
     def decode_action(self, action):
@@ -338,7 +353,7 @@ class TBWState:
 
     def _check_legal(self, action) -> tuple:
         if self.terminal:
-            raise IllegalActionError(f"action {action!r}: the game is over")
+            raise IllegalActionError(f"action {short_repr(action)}: the game is over")
         decoded = self.decode_action(action)
         if decoded == END_TURN:
             return decoded
@@ -442,7 +457,7 @@ class TBWState:
 
     def _check_player(self, player) -> None:
         if player not in (0, 1) or isinstance(player, bool):
-            raise ValueError(f"player must be 0 or 1, got {player!r}")
+            raise ValueError(f"player must be 0 or 1, got {short_repr(player)}")
 
     def render_text(self) -> str:
         from tbw_envs.tbw.render import render_ansi
