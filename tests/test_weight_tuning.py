@@ -142,3 +142,19 @@ def test_tune_weights_script_writes_weights_history_and_chart(tmp_path):
     assert tuned.name == "tuned" and len(tuned.weights) == len(FEATURE_NAMES)
     history = json.loads((out / "history.json").read_text())
     assert [p["episode"] for p in history["evaluations"]] == [0, 2]
+
+
+def test_an_evaluation_file_saved_again_is_read_again(tmp_path):
+    path = tmp_path / "junqi_eval_mine.yaml"
+    base = load_eval_config("default")
+    base.with_weights({"progress": 3.0}).save(path)
+    assert load_eval_config(str(path)).weight_dict()["progress"] == 3.0
+    base.with_weights({"progress": 7.5}).save(path)  # a re-tuned file, same path
+    assert load_eval_config(str(path)).weight_dict()["progress"] == 7.5
+
+
+def test_evaluation_files_go_through_the_strict_loader(tmp_path):
+    path = tmp_path / "junqi_eval_bad.yaml"
+    path.write_text("name: x\nname: y\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="duplicate key 'name'"):
+        load_eval_config(str(path))

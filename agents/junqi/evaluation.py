@@ -134,7 +134,6 @@ def load_eval_config(spec: str | Path | dict | EvalConfig | None = "default") ->
     raise ValueError(f"evaluation config must be a name, a path, a dict or EvalConfig: {spec!r}")
 
 
-@lru_cache(maxsize=16)
 def _load_config_file(spec: str) -> EvalConfig:
     path = Path(spec)
     if path.suffix not in (".yaml", ".yml"):
@@ -145,11 +144,20 @@ def _load_config_file(spec: str) -> EvalConfig:
             raise ValueError(f"unknown Junqi evaluation weights {spec!r}; available: {known}")
     if not path.is_file():
         raise ValueError(f"Junqi evaluation file {str(path)!r} does not exist")
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    stat = path.stat()
+    # Keyed by the file's identity and modification, so a re-tuned file is read again.
+    return _read_config_file(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=16)
+def _read_config_file(path: str, mtime_ns: int, size: int) -> EvalConfig:
+    from tbw_envs.yaml_loader import load_yaml
+
+    data = load_yaml(path)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: top level must be a mapping")
-    data.setdefault("name", path.stem.removeprefix("junqi_eval_"))
-    return _config_from_dict(data, str(path))
+    data.setdefault("name", Path(path).stem.removeprefix("junqi_eval_"))
+    return _config_from_dict(data, path)
 
 
 def _config_from_dict(data: dict, source: str) -> EvalConfig:
