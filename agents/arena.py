@@ -325,24 +325,8 @@ TBW_END_REASONS = ("annihilation", "leader_killed", "mutual_defeat", "turn_limit
                    "turn_limit_draw")
 
 
-def tbw_end_reason(state: Any) -> str:
-    """Why a finished TBW game ended; the state keeps only ``winner``, so read it off the board."""
-    from tbw_envs.tbw.rules import side_has_lost
-
-    scenario = state.scenario
-    dead = [[u for u in scenario.side_units[side] if state.hp[u] <= 0] for side in (0, 1)]
-    lost = [side_has_lost(scenario, side, dead[side]) for side in (0, 1)]
-    if lost[0] and lost[1]:
-        return "mutual_defeat"
-    if lost[0] or lost[1]:
-        loser = 0 if lost[0] else 1
-        annihilated = len(dead[loser]) == len(scenario.side_units[loser])
-        return "annihilation" if annihilated else "leader_killed"
-    return "turn_limit_hp" if state.winner is not None else "turn_limit_draw"
-
-
 def end_reason(game: str, state: Any) -> str:
-    return tbw_end_reason(state) if game == "tbw" else str(state.end_reason)
+    return state.end_reason() if game == "tbw" else str(state.end_reason)
 
 
 def end_reason_order(game: str) -> tuple[str, ...]:

@@ -11,12 +11,17 @@
   lookup turns a bool action into numpy's "truth value of an array" error;
 - ``TerminateIllegalWrapper(illegal_reward=-1)``: a legal-looking but illegal action ends the
   game with -1 for the offender.
+
+``parallel_env()`` is ``env()`` under PettingZoo's ``turn_based_aec_to_parallel`` with
+``WaitingAgentMaskWrapper`` in between (docs/integrations.md).
 """
 
 from __future__ import annotations
 
-from pettingzoo import AECEnv
+import numpy as np
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
 from tbw_envs.contract import GameOverError, check_action, short_repr
@@ -93,3 +98,58 @@ def standard_wrappers(raw: AECEnv) -> AECEnv:
     wrapped = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
     wrapped = ActionContractWrapper(wrapped)
     return OrderEnforcingWrapper(wrapped)
+
+
+class WaitingAgentMaskWrapper(wrappers.BaseWrapper):
+    """An agent that cannot act (not its turn, or the game is over) observes a mask allowing
+    only the last action id instead of an all-zero mask.
+
+    The parallel API hands every live agent an observation each step, and masked-softmax
+    policies (TorchRL, RLlib) turn an all-zero mask into NaN logits. The waiting agent's action
+    is ignored by the turn-based conversion, so the placeholder is never played; it is the last
+    id because in TBW that is END_TURN, the one action that is always meaningful.
+    """
+
+    def observe(self, agent):
+        obs = super().observe(agent)
+        if obs is None or obs["action_mask"].any():
+            return obs
+        mask = np.zeros_like(obs["action_mask"])
+        mask[-1] = 1
+        return {**obs, "action_mask": mask}
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
+    """PettingZoo's turn-based conversion; ``reset`` also names ``infos[agent]["active_agent"]``
+    (the conversion's ``step`` does), so the first move's player is known without the AEC
+    env."""
+
+    def reset(self, seed=None, options=None):
+        observations, infos = super().reset(seed=seed, options=options)
+        active = self.aec_env.agent_selection
+        return observations, {agent: {**info, "active_agent": active}
+                              for agent, info in infos.items()}
+
+
+class NoInfosWrapper(wrappers.BaseWrapper):
+    """Every agent's ``infos`` entry is empty.
+
+    For TorchRL's ``PettingZooWrapper``, which turns each info value into a tensor under a spec
+    fixed at reset: the end-of-game ``end_reason`` (a string) and ``winner`` (None for a draw)
+    appear later and break it. The outcome stays in the rewards."""
+
+    @property
+    def infos(self):
+        return {agent: {} for agent in self.env.infos}
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+def turn_based_parallel(aec: AECEnv) -> ParallelEnv:
+    """``aec`` (an ``env()``) as a parallel env: each step plays the action of the agent whose
+    turn it is (``infos[agent]["active_agent"]`` names it) and ignores the other's."""
+    return TurnBasedParallelEnv(WaitingAgentMaskWrapper(aec))

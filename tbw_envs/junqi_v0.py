@@ -5,6 +5,10 @@ they hide exactly what the rules hide. Everything is in the observing player's f
 player (``player_1``) sees the board turned half a turn, and its actions are in that turned frame
 too (move ``a`` of player_1 is absolute move ``3599 - a``). ``encode_action`` / ``decode_action``
 translate between absolute posts and an agent's actions.
+
+``infos[agent]`` holds ``plies`` (actions played so far, deployment actions included) on every
+step; once the game is over it adds ``end_reason`` (``tbw_envs.junqi.state.END_REASONS``) and
+``winner`` (0, 1, or None for a draw), the same keys as ``tbw_v0``.
 """
 
 from __future__ import annotations
@@ -16,9 +20,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 
-from tbw_envs.aec_wrappers import standard_wrappers, step_after_game_over
+from tbw_envs.aec_wrappers import standard_wrappers, step_after_game_over, turn_based_parallel
 from tbw_envs.contract import check_agent, check_options, check_seed, short_list, short_repr
 from tbw_envs.junqi import JunqiState, load_rules, parse_post
 from tbw_envs.junqi.encoding import (
@@ -44,6 +48,13 @@ def env(**kwargs) -> AECEnv:
     return standard_wrappers(raw_env(**kwargs))
 
 
+def parallel_env(**kwargs) -> ParallelEnv:
+    """``env()`` under PettingZoo's turn-based parallel conversion: each step plays the action
+    of ``infos[agent]["active_agent"]``; the waiting agent's mask allows only the last action
+    id and its action is ignored (docs/integrations.md)."""
+    return turn_based_parallel(env(**kwargs))
+
+
 class raw_env(AECEnv):
     """Junqi AEC env.
 
@@ -52,13 +63,14 @@ class raw_env(AECEnv):
         deployment: "random" draws uniformly random legal layouts at reset; "agents" makes each
             player fill its own posts in a fixed order with deployment actions (3600 + piece type)
             before play starts.
-        render_mode: None, "ansi" or "rgb_array".
+        render_mode: None, "ansi", "rgb_array" or "human" (prints the ansi board after each
+            step and on ``render()``, as tbw_v0 does).
         render_perspective: None renders the full board; "player_0" / "player_1" renders what
             that player may know.
     """
 
     metadata = {
-        "render_modes": ["ansi", "rgb_array"],
+        "render_modes": ["ansi", "rgb_array", "human"],
         "name": "junqi_v0",
         "is_parallelizable": False,
         "render_fps": 2,
@@ -166,7 +178,8 @@ class raw_env(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self._plies = 0
+        self.infos = {agent: {"plies": 0} for agent in self.agents}
         self.agent_selection = AGENTS[self.game.current_player]
         if self.game.is_terminal():  # only possible with exotic rules; keep the API sound
             self._finish()
@@ -197,18 +210,23 @@ class raw_env(AECEnv):
             )
         self._cumulative_rewards[agent] = 0.0
         self.game.apply(absolute)
+        self._plies += 1
         if self.game.is_terminal():
             self._finish()
         else:
             self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.infos = {name: {"plies": self._plies} for name in self.agents}
             self.agent_selection = AGENTS[self.game.current_player]
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def _finish(self) -> None:
         returns = self.game.returns()
         self.rewards = {name: float(returns[i]) for i, name in enumerate(AGENTS)}
         self.terminations = dict.fromkeys(self.agents, True)
-        info = {"end_reason": self.game.end_reason, "winner": self.game.winner}
+        info = {"plies": self._plies, "end_reason": self.game.end_reason,
+                "winner": self.game.winner}
         self.infos = {agent: dict(info) for agent in self.agents}
 
     def state(self) -> np.ndarray:
@@ -224,7 +242,10 @@ class raw_env(AECEnv):
             subject = self.game.view(self.agent_name_mapping[self.render_perspective])
         if self.render_mode == "ansi":
             return render_ansi(subject)
-        return render_rgb(subject)
+        if self.render_mode == "rgb_array":
+            return render_rgb(subject)
+        print(render_ansi(subject))
+        return None
 
     def close(self) -> None:
         pass

@@ -14,6 +14,10 @@ keeps stepping until its side's turn ends, so ``agent_selection`` stays put for 
 Actions and observations are in the acting player's frame: with ``flip_perspective=True`` (the
 default) ``player_1`` sees the board rotated 180 degrees and names destination tiles in that
 rotated frame. ``env.decode_action`` / ``env.encode_action`` convert to absolute terms.
+
+``infos[agent]`` holds ``turn`` (the round) and ``plies`` (actions played so far) on every
+step; once the game is over it adds ``end_reason`` (``tbw_envs.tbw.state.END_REASONS``) and
+``winner`` (0, 1, or None for a draw), the same keys as ``junqi_v0``.
 """
 
 from __future__ import annotations
@@ -22,9 +26,9 @@ import warnings
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 
-from tbw_envs.aec_wrappers import standard_wrappers, step_after_game_over
+from tbw_envs.aec_wrappers import standard_wrappers, step_after_game_over, turn_based_parallel
 from tbw_envs.contract import check_agent, check_options, check_seed, short_list, short_repr
 from tbw_envs.tbw import END_TURN, IllegalActionError, load_scenario
 from tbw_envs.tbw.observation import ObservationEncoder
@@ -40,6 +44,13 @@ def env(**kwargs) -> AECEnv:
     (not an integer, a bool, out of range) raises ValueError, and the reset/step order is
     enforced (``tbw_envs.aec_wrappers``)."""
     return standard_wrappers(raw_env(**kwargs))
+
+
+def parallel_env(**kwargs) -> ParallelEnv:
+    """``env()`` under PettingZoo's turn-based parallel conversion: each step plays the action
+    of ``infos[agent]["active_agent"]``; the waiting agent's mask allows only action
+    ``num_actions - 1`` (END_TURN) and its action is ignored (docs/integrations.md)."""
+    return turn_based_parallel(env(**kwargs))
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -179,6 +190,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._reset_bookkeeping()
 
     def _reset_bookkeeping(self) -> None:
+        self._plies = 0
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
@@ -188,8 +200,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._sync_infos()
 
     def _sync_infos(self) -> None:
+        info = {"turn": self._state.turn, "plies": self._plies}
+        if self._state.terminal:
+            info["end_reason"] = self._state.end_reason()
+            info["winner"] = self._state.winner
         for a in self.agents:
-            self.infos[a] = {"turn": self._state.turn}
+            self.infos[a] = dict(info)
 
     def observe(self, agent):
         agent = self._check_agent(agent)
@@ -229,6 +245,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._state.apply(self.to_core_action(agent, action))
         except IllegalActionError as exc:
             raise ValueError(f"illegal action {action} for {agent}: {exc}") from None
+        self._plies += 1
         self._cumulative_rewards[agent] = 0.0
         if self._state.terminal:
             returns = self._state.returns()

@@ -5,6 +5,22 @@ The learner holds one seat; the opponent (an agent following ``agents.base.Agent
 ``step()``. The learner's reward includes its losses (+1 win, -1 loss, 0 draw, at the end).
 ``action_masks()`` makes sb3-contrib's ``MaskablePPO`` work without ``ActionMasker``.
 
+Masks for other libraries (docs/integrations.md):
+
+- ``info["action_mask"]`` (bool, one entry per action) on every ``reset`` and ``step``, so
+  Gymnasium's vector envs stack it into ``infos["action_mask"]`` of shape ``(num_envs, n)``;
+- ``mask_in_obs=True`` makes the observation a Dict ``{"observation", "action_mask"}`` (the
+  mask as int8, as in the PettingZoo envs) for libraries that read masks from observations;
+- behind ``gymnasium.make`` (whose wrappers do not forward methods) the method is
+  ``env.get_wrapper_attr("action_masks")()``; on a vector env, ``envs.call("action_masks")``.
+
+A mask is never all False. Once the episode is over (the game ended, or an illegal action ended
+it), every mask (``action_masks()``, ``info`` and the Dict observation) allows exactly one
+action, ``noop_action`` (the last action id: END_TURN in TBW). It is a placeholder so that
+masked-softmax code stays finite on terminal observations and on a vector env's sub-env that
+waits for its autoreset; it is never played: ``step`` after the end still raises
+``GameOverError``, and the vector env's autoreset step discards the action.
+
 Illegal learner actions (``check_env`` samples unmasked ones): with ``illegal_action="lose"``
 (the default, as PettingZoo's ``TerminateIllegalWrapper``) the episode ends with reward
 ``illegal_reward`` (-1) and ``info["illegal_action"] = True``; with ``"raise"`` a ValueError
@@ -46,8 +62,11 @@ class SingleAgentEnv(gymnasium.Env):
         learner_seat: int | str = 0,
         illegal_action: str = "lose",
         illegal_reward: float = -1.0,
+        mask_in_obs: bool = False,
     ):
         super().__init__()
+        if not isinstance(mask_in_obs, (bool, np.bool_)):
+            raise TypeError(f"mask_in_obs must be True or False, got {short_repr(mask_in_obs)}")
         self.aec = getattr(aec_env, "unwrapped", aec_env)
         for needed in ("view", "to_env_action", "action_mask", "observe"):
             if not hasattr(self.aec, needed):
@@ -80,8 +99,16 @@ class SingleAgentEnv(gymnasium.Env):
             )
         self.render_mode = self.aec.render_mode
         self.metadata = dict(self.aec.metadata)
-        self.observation_space = self.aec.observation_space(SEATS[0])["observation"]
+        self.mask_in_obs = bool(mask_in_obs)
+        aec_space = self.aec.observation_space(SEATS[0])
+        # The AEC env's own Dict space already is {"observation", "action_mask"}.
+        self.observation_space = aec_space if self.mask_in_obs else aec_space["observation"]
         self.action_space = self.aec.action_space(SEATS[0])
+        self.noop_action = int(self.action_space.n) - 1
+        self._over_mask = np.zeros(self.action_space.n, bool)
+        self._over_mask[self.noop_action] = True
+        self._over_mask.flags.writeable = False
+        self._has_reset = False
         self._episodes = 0
         self.learner = SEATS[0] if learner_seat == "alternate" else SEATS[
             learner_seat if isinstance(learner_seat, int) else 0
@@ -95,14 +122,26 @@ class SingleAgentEnv(gymnasium.Env):
         return SEATS[1 - SEATS.index(self.learner)]
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of the learner's legal actions (what MaskablePPO asks for)."""
+        """Boolean mask of the learner's legal actions (what MaskablePPO asks for); once the
+        episode is over, only ``noop_action`` (module docstring)."""
+        if self._done and self._has_reset:
+            return self._over_mask.copy()
         return self.aec.action_mask(self.learner).astype(bool)
 
     def _random_policy(self, _observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.np_random.choice(np.flatnonzero(action_mask)))
 
-    def _learner_obs(self) -> np.ndarray:
-        return self.aec.observe(self.learner)["observation"]
+    def _learner_obs(self, mask: np.ndarray):
+        planes = self.aec.observe(self.learner)["observation"]
+        if not self.mask_in_obs:
+            return planes
+        return {"observation": planes, "action_mask": mask.astype(np.int8)}
+
+    def _emit(self, info: dict):
+        """The observation and info of the current state, both carrying the same mask."""
+        mask = self.action_masks()
+        info["action_mask"] = mask
+        return self._learner_obs(mask), info
 
     def _opponent_action(self) -> int:
         seat = self.opponent_seat
@@ -146,7 +185,8 @@ class SingleAgentEnv(gymnasium.Env):
             self.opponent.reset(int(self.np_random.integers(2**31 - 1)))
         self._play_opponent()
         self._done = self._finished()
-        return self._learner_obs(), {"learner": self.learner, **self.aec.infos[self.learner]}
+        self._has_reset = True
+        return self._emit({"learner": self.learner, **self.aec.infos[self.learner]})
 
     def _as_action(self, action, num_actions: int) -> int:
         # Stable-Baselines3 hands a policy's action over as a one-element array; that is the
@@ -174,14 +214,14 @@ class SingleAgentEnv(gymnasium.Env):
                     f"({int(mask.sum())} legal actions)"
                 )
             self._done = True
-            info = {"illegal_action": True, "learner": self.learner}
-            return self._learner_obs(), self.illegal_reward, True, False, info
+            obs, info = self._emit({"illegal_action": True, "learner": self.learner})
+            return obs, self.illegal_reward, True, False, info
         self.aec.step(action)
         self._play_opponent()
         reward, terminated, truncated = self._outcome()
         self._done = terminated or truncated
-        info = {"learner": self.learner, **self.aec.infos[self.learner]}
-        return self._learner_obs(), reward, terminated, truncated, info
+        obs, info = self._emit({"learner": self.learner, **self.aec.infos[self.learner]})
+        return obs, reward, terminated, truncated, info
 
     def render(self):
         return self.aec.render()
@@ -197,14 +237,16 @@ def make_tbw_single(
     render_mode: str | None = None,
     illegal_action: str = "lose",
     flip_perspective: bool = True,
+    mask_in_obs: bool = False,
 ) -> SingleAgentEnv:
-    """``gymnasium.make("tbw_envs/TBWSingle-v0", scenario=..., opponent=...)``."""
+    """``gymnasium.make("tbw_envs/TBWSingle-v0", scenario=..., opponent=...)``;
+    ``mask_in_obs=True`` gives Dict observations ``{"observation", "action_mask"}``."""
     from tbw_envs import tbw_v0
 
     aec = tbw_v0.raw_env(scenario=scenario, render_mode=render_mode,
                          flip_perspective=flip_perspective)
     return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,
-                          illegal_action=illegal_action)
+                          illegal_action=illegal_action, mask_in_obs=mask_in_obs)
 
 
 def make_junqi_single(
@@ -212,12 +254,14 @@ def make_junqi_single(
     learner_seat: int | str = 0,
     render_mode: str | None = None,
     illegal_action: str = "lose",
+    mask_in_obs: bool = False,
     **env_kwargs,
 ) -> SingleAgentEnv:
-    """``gymnasium.make("tbw_envs/JunqiSingle-v0", rules=..., opponent=...)``."""
+    """``gymnasium.make("tbw_envs/JunqiSingle-v0", rules=..., opponent=...)``;
+    ``mask_in_obs=True`` gives Dict observations ``{"observation", "action_mask"}``."""
     from tbw_envs import junqi_v0
 
     aec = junqi_v0.raw_env(render_mode=render_mode, **env_kwargs)
     return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,
-                          illegal_action=illegal_action)
+                          illegal_action=illegal_action, mask_in_obs=mask_in_obs)
 

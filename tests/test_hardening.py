@@ -392,7 +392,10 @@ def test_wrapper_bad_input_is_named_changes_nothing_and_the_episode_goes_on(
     assert (actions, reward) == _play_episode(twin, 1)
     assert reward in (-1.0, 0.0, 1.0)
     # The wrapper's own generator (seat draw, random opponent) is untouched too.
-    assert wrapper.reset()[1] == twin.reset()[1]
+    info, twin_info = wrapper.reset()[1], twin.reset()[1]
+    # info["action_mask"] is an array, so the dicts are compared key by key.
+    assert info.keys() == twin_info.keys()
+    assert all(np.array_equal(info[key], twin_info[key]) for key in info)
     assert _play_episode(wrapper, 2) == _play_episode(twin, 2)
 
 

@@ -32,6 +32,15 @@ class IllegalActionError(ValueError):
     """An action that is not legal in the current state; the state is left unchanged."""
 
 
+# Why a game ended (``TBWState.end_reason()``).
+ANNIHILATION = "annihilation"
+LEADER_KILLED = "leader_killed"
+MUTUAL_DEFEAT = "mutual_defeat"
+TURN_LIMIT_HP = "turn_limit_hp"
+TURN_LIMIT_DRAW = "turn_limit_draw"
+END_REASONS = (ANNIHILATION, LEADER_KILLED, MUTUAL_DEFEAT, TURN_LIMIT_HP, TURN_LIMIT_DRAW)
+
+
 def as_action_id(action, num_actions: int) -> int:
     """``action`` as a plain int in ``[0, num_actions)`` (Python or numpy integers, or a 0-d
     integer array; never a bool); anything else raises ``IllegalActionError`` naming the value
@@ -125,6 +134,21 @@ class TBWState:
 
     def is_terminal(self) -> bool:
         return self.terminal
+
+    def end_reason(self) -> str | None:
+        """Why the game ended (one of ``END_REASONS``), None while it is running. The state
+        keeps only ``winner``, so this reads the reason off the board."""
+        if not self.terminal:
+            return None
+        sc = self.scenario
+        dead = [[u for u in sc.side_units[side] if self.hp[u] <= 0] for side in (0, 1)]
+        lost = [side_has_lost(sc, side, dead[side]) for side in (0, 1)]
+        if lost[0] and lost[1]:
+            return MUTUAL_DEFEAT
+        if lost[0] or lost[1]:
+            loser = 0 if lost[0] else 1
+            return ANNIHILATION if len(dead[loser]) == len(sc.side_units[loser]) else LEADER_KILLED
+        return TURN_LIMIT_HP if self.winner is not None else TURN_LIMIT_DRAW
 
     def returns(self) -> list[float]:
         """[+1, -1] for a side-0 win, [-1, +1] for a side-1 win, [0, 0] otherwise."""

@@ -1,0 +1,108 @@
+"""RLlib recipe (UNVERIFIED here: ray was not installed in this environment): multi-agent PPO with
+action masking on our AEC envs, both seats sharing one policy (self-play).
+
+RLlib pins its own gymnasium (1.2.2 for ray 2.60), so install it in a separate environment:
+
+    python3 -m venv .venv-rllib && . .venv-rllib/bin/activate
+    pip install -c constraints.txt -e . "ray[rllib]"
+    python scripts/integrations/rllib_ppo.py --game tbw --iterations 2
+
+RLlib's default encoders reject a Dict observation, and its ``ActionMaskingTorchRLModule`` example
+reads ``obs["observations"]`` (flat) and ``obs["action_mask"]``. ``RLlibObservationWrapper`` renames
+and flattens our ``{"observation": planes, "action_mask": int8}`` into that shape; that wrapper is
+the whole glue (docs/integrations.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo.utils import wrappers
+
+
+class RLlibObservationWrapper(wrappers.BaseWrapper):
+    """``{"observations": flat float32 planes, "action_mask": float32}`` per agent."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self._spaces = {}
+        for agent in env.possible_agents:
+            inner = env.observation_space(agent)
+            size = int(np.prod(inner["observation"].shape))
+            self._spaces[agent] = spaces.Dict({
+                "observations": spaces.Box(0.0, 1.0, (size,), np.float32),
+                "action_mask": spaces.Box(0.0, 1.0, inner["action_mask"].shape, np.float32),
+            })
+
+    def observation_space(self, agent):
+        return self._spaces[agent]
+
+    def observe(self, agent):
+        obs = super().observe(agent)
+        return {"observations": obs["observation"].reshape(-1).astype(np.float32),
+                "action_mask": obs["action_mask"].astype(np.float32)}
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+def make_aec(game: str):
+    from tbw_envs import junqi_v0, tbw_v0
+
+    aec = tbw_v0.env(scenario="duel_5v5_8x8") if game == "tbw" else junqi_v0.env()
+    return RLlibObservationWrapper(aec)
+
+
+def build_config(game: str, num_env_runners: int = 0):
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
+        ActionMaskingTorchRLModule,
+    )
+    from ray.tune.registry import register_env
+
+    register_env(f"tbw_envs_{game}", lambda _config: PettingZooEnv(make_aec(game)))
+    return (
+        PPOConfig()
+        .environment(f"tbw_envs_{game}")
+        .env_runners(num_env_runners=num_env_runners)
+        .multi_agent(policies={"shared"}, policy_mapping_fn=lambda agent_id, *a, **k: "shared")
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
+            "shared": RLModuleSpec(module_class=ActionMaskingTorchRLModule,
+                                   model_config={"head_fcnet_hiddens": [64, 64]}),
+        }))
+        .training(train_batch_size_per_learner=512, minibatch_size=128, num_epochs=1)
+    )
+
+
+def run(game: str = "tbw", iterations: int = 1, num_env_runners: int = 0,
+        address: str | None = None) -> dict:
+    import ray
+
+    ray.init(address=address, ignore_reinit_error=True)
+    algo = build_config(game, num_env_runners).build_algo()
+    try:
+        for _ in range(iterations):
+            result = algo.train()
+    finally:
+        algo.stop()
+    return {"iterations": iterations, "env_steps": result.get("num_env_steps_sampled_lifetime")}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=["tbw", "junqi"], default="tbw")
+    parser.add_argument("--iterations", type=int, default=2)
+    parser.add_argument("--num-env-runners", type=int, default=0)
+    parser.add_argument("--address", default=None,
+                        help="Ray address: omit for a local Ray, 'auto' or ray://host:port")
+    args = parser.parse_args()
+    print(run(args.game, args.iterations, args.num_env_runners, args.address))
+
+
+if __name__ == "__main__":
+    main()
