@@ -2,8 +2,9 @@
 
 A spec is ``name`` or ``name:key=value,key=value`` (values parsed as int, float or string),
 for example ``search:algorithm=exact``, ``search:algorithm=alg5,budget=20000``,
-``ucbmcts:iterations=2000`` or ``mcts:seconds=0.5``. A name may mean a different agent in each
-game: ``greedy`` is the TBW script in TBW and the evaluation's one-ply choice in Junqi.
+``ucbmcts:iterations=2000``, ``mcts:seconds=0.5`` or ``ppo:path=runs/ppo-tbw-.../model.zip``.
+A name may mean a different agent in each game: ``greedy`` is the TBW script in TBW and the
+evaluation's one-ply choice in Junqi.
 """
 
 from __future__ import annotations
@@ -33,6 +34,13 @@ def _junqi(class_name: str) -> Callable[..., Any]:
     return factory
 
 
+def _ppo(**kw):
+    # agents.sb3 imports torch only when a model loads, so the registry stays torch-free.
+    from agents.sb3 import PPOAgent
+
+    return PPOAgent(**kw)
+
+
 def _search(**kw):
     from agents.tbw.search import TBWSearchAgent
 
@@ -51,6 +59,8 @@ AGENT_FACTORIES: dict[str, Callable[..., Any]] = {
     "exact": lambda **kw: _search(algorithm="exact", **kw),
     "alg5": lambda **kw: _search(algorithm="alg5", **kw),
     "alg2": lambda **kw: _search(algorithm="alg2", **kw),
+    # A MaskablePPO model from scripts/train_ppo.py: ppo:path=runs/ppo-tbw-.../model.zip
+    "ppo": _ppo,
 }
 # Per game, the factories whose name means another agent there than in AGENT_FACTORIES.
 GAME_FACTORIES: dict[str, dict[str, Callable[..., Any]]] = {
@@ -61,6 +71,7 @@ AGENT_GAMES: dict[str, tuple[str, ...]] = {
     "random": ("tbw", "junqi"), "greedy": ("tbw", "junqi"), "search": ("tbw",),
     "exact": ("tbw",), "alg5": ("tbw",), "alg2": ("tbw",),
     "mcts": ("junqi",), "ucbmcts": ("junqi",), "ismcts": ("junqi",),
+    "ppo": ("tbw", "junqi"),
 }
 
 
