@@ -150,6 +150,20 @@ class _DeterminizedSearch(JunqiAgentBase):
                 best, best_score, best_features = action, score, features
         return best, self._credit(best_score, best_features)
 
+    def _simulate(self, state, player: int, root_balance: float, positional: float, depth: int,
+                  horizon: int, sample_k: int, even: bool = False) -> float:
+        """Below the tree: evaluation-guided moves until ``horizon`` plies (then on to an even
+        depth when ``even``) or the end; returns the leaf's value, with the positional credit of
+        the whole path unless the game ended."""
+        while (depth < horizon or (even and depth % 2)) and not state.is_terminal():
+            mover = state.current_player
+            action, credit = self._guided_move(state, sample_k)
+            state.apply(action)
+            positional += credit if mover == player else -credit
+            depth += 1
+        value = self._leaf_value(state, player, root_balance)
+        return value if state.is_terminal() else value + positional
+
     def _credit(self, score: float, features) -> float:
         """What a move adds to a leaf's value: its whole score when leaves are scored by the
         evaluation (``leaf="evaluation"``), its positional part when by material."""
@@ -321,15 +335,8 @@ class UCBMCTSAgent(_DeterminizedSearch):
                 node = child
                 path.append(node)
                 depth += 1
-            while depth < self.max_depth and not state.is_terminal():
-                mover = state.current_player
-                action, move_positional = self._guided_move(state, self.sample_k)
-                state.apply(action)
-                positional += move_positional if mover == player else -move_positional
-                depth += 1
-            value = self._leaf_value(state, player, root_balance)
-            if not state.is_terminal():
-                value += positional
+            value = self._simulate(state, player, root_balance, positional, depth,
+                                   self.max_depth, self.sample_k)
             for visited in path:
                 visited.visits += 1
                 visited.total += value
@@ -423,16 +430,9 @@ class ISMCTSAgent(_DeterminizedSearch):
                     node.children[key] = _InfoSetNode(state.current_player)
                     break
                 node = child
-            # Guided simulation to an even horizon (the opponent has answered our last move).
-            while (depth < self.horizon or depth % 2) and not state.is_terminal():
-                mover = state.current_player
-                action, move_positional = self._guided_move(state, self.sample_k)
-                state.apply(action)
-                positional += move_positional if mover == player else -move_positional
-                depth += 1
-            value = self._leaf_value(state, player, root_balance)
-            if not state.is_terminal():
-                value += positional
+            # To an even horizon: the opponent has answered our last move.
+            value = self._simulate(state, player, root_balance, positional, depth,
+                                   self.horizon, self.sample_k, even=True)
             for visited, action in trail:
                 visited.visits += 1
                 edge = visited.edges[action]
