@@ -7,8 +7,8 @@ Shows a progress bar, writes the tuned weights to ``configs/agents/junqi_eval_tu
 (agents load them as ``weights=tuned``, e.g. ``ucbmcts:weights=tuned``), and leaves under
 ``--out`` (default ``runs/tune-junqi-<time>/``) a resumable checkpoint, the learning history
 (JSON) and a learning-curve PNG: the score against a fixed opponent and every weight over
-training. ``--resume DIR`` continues a stopped run exactly where it stopped (``--episodes``
-may raise its target).
+training. ``--resume DIR`` continues a stopped run exactly where it stopped; ``--episodes`` may
+raise its target, and the exploration schedule then stretches to the new length.
 """
 
 from __future__ import annotations
