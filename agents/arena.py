@@ -351,6 +351,7 @@ class GameTask:
     entries: tuple[Any, Any]  # spec strings (or picklable factories) by seat
     labels: tuple[str, str]
     agent_seeds: tuple[int, int]
+    opening_plies: int = 0  # random plies played before the agents, the same for both seatings
 
 
 @dataclass
@@ -376,6 +377,7 @@ class ArenaGame:
     move_seconds: tuple[float, float]  # total thinking time per seat
     max_move_seconds: tuple[float, float]
     moves: tuple[int, int]
+    opening_plies: int = 0  # the first ``opening_plies`` of ``actions`` are the random opening
 
     @property
     def winner_seat(self) -> int | None:
@@ -391,8 +393,8 @@ class ArenaGame:
     def outcome(self) -> tuple:
         """Everything but timing: what must not depend on workers or scheduling."""
         return (self.game_id, self.seed, self.labels, self.agent_seeds, self.layouts,
-                self.layout_sources, tuple(self.actions), self.returns, self.end_reason,
-                self.plies)
+                self.layout_sources, self.opening_plies, tuple(self.actions), self.returns,
+                self.end_reason, self.plies)
 
     def to_record(self) -> dict[str, Any]:
         """The replayable record (one line of ``games.jsonl``)."""
@@ -412,7 +414,7 @@ class ArenaGame:
                 {"scenario": self.variant} if self.game == "tbw" else
                 {"layouts": list(self.layouts or ()),
                  "layout_sources": list(self.layout_sources or ())}
-            ),
+            ) | {"opening_plies": self.opening_plies},
             "actions": list(self.actions),
             "result": {
                 "returns": list(self.returns),
@@ -465,6 +467,22 @@ def _seat_layout(agent: Any, label: str, seat: int, game_seed: int, rules: Any):
     return random_layout(rng), "random"
 
 
+def random_opening(state: Any, plies: int, seed: int) -> list[int]:
+    """Play up to ``plies`` uniformly random legal actions on ``state`` (fewer if the game ends)
+    and return them. Seeded by the pair's seed alone, so both seatings of a pair start from the
+    same position: this is what makes paired games of deterministic agents on a fixed TBW
+    scenario differ from pair to pair."""
+    rng = random.Random(derive_seed("opening", seed))
+    played = []
+    for _ in range(plies):
+        if state.is_terminal():
+            break
+        action = rng.choice(list(state.legal_actions()))
+        state.apply(action)
+        played.append(int(action))
+    return played
+
+
 def play_task(task: GameTask, max_plies: int = 100_000) -> ArenaGame:
     """Play one round-robin game (in whichever process): agents are built here from the task."""
     try:
@@ -494,7 +512,8 @@ def _play_task(task: GameTask, max_plies: int) -> ArenaGame:
         sources = (chosen[0][1], chosen[1][1])
     else:
         state = start_position("tbw", task.variant)
-    actions: list[int] = []
+    actions: list[int] = random_opening(state, task.opening_plies, task.seed)
+    opening_plies = len(actions)
     seconds = [0.0, 0.0]
     longest = [0.0, 0.0]
     moves = [0, 0]
@@ -520,7 +539,7 @@ def _play_task(task: GameTask, max_plies: int) -> ArenaGame:
         actions=actions, returns=(float(returns[0]), float(returns[1])),
         end_reason=end_reason(task.game, state), plies=len(actions),
         move_seconds=(seconds[0], seconds[1]), max_move_seconds=(longest[0], longest[1]),
-        moves=(moves[0], moves[1]),
+        moves=(moves[0], moves[1]), opening_plies=opening_plies,
     )
 
 
@@ -564,7 +583,8 @@ def unique_labels(entries: Sequence[Any]) -> list[str]:
 
 
 def schedule(game: str, variant: str, entries: Sequence[Any], games_per_pairing: int,
-             seed: int) -> tuple[list[Any], list[str], list[tuple[int, int]], list[GameTask]]:
+             seed: int, opening_plies: int = 0,
+             ) -> tuple[list[Any], list[str], list[tuple[int, int]], list[GameTask]]:
     """Entrants, their labels, the pairings and every game's task, in a fixed order.
 
     Each listed entry is an entrant (a repeated spec is a second, independently seeded copy,
@@ -572,7 +592,11 @@ def schedule(game: str, variant: str, entries: Sequence[Any], games_per_pairing:
     in ``games_per_pairing`` games (rounded up to even): for pair k the two games share the
     seed ``derive_seed("pair", seed, pairing, k)`` and so the starting position, with seats
     swapped; agents are reset with ``derive_seed("agent", pair_seed, game_in_pairing, seat)``.
+    With ``opening_plies`` both games of a pair first play the same random opening
+    (``random_opening``).
     """
+    if isinstance(opening_plies, bool) or not isinstance(opening_plies, int) or opening_plies < 0:
+        raise ValueError(f"opening_plies must be a non-negative integer, got {opening_plies!r}")
     entries = list(entries)
     if not entries:
         raise ValueError("at least one agent is needed")
@@ -595,6 +619,7 @@ def schedule(game: str, variant: str, entries: Sequence[Any], games_per_pairing:
                     labels=(labels[seats[0]], labels[seats[1]]),
                     agent_seeds=tuple(derive_seed("agent", game_seed, game_in_pairing, seat)
                                       for seat in (0, 1)),
+                    opening_plies=opening_plies,
                 ))
     return entries, labels, pairings, tasks
 
@@ -676,6 +701,7 @@ class RoundRobinResult:
     wall_seconds: float = 0.0
     bootstrap: int = 200
     bootstrap_seed: int = 0
+    opening_plies: int = 0
     _ratings: list[Rating] | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ tallies
@@ -819,7 +845,8 @@ class RoundRobinResult:
         what = f"scenario {self.variant}" if self.game == "tbw" else f"rules {self.variant}"
         return (f"{self.game}: {what}, {len(self.labels)} agents, {len(self.pairings)} "
                 f"pairing(s) x {self.games_per_pairing} paired games = {len(self.games)} games, "
-                f"seed {self.seed}")
+                f"seed {self.seed}"
+                + (f", {self.opening_plies} random opening plies" if self.opening_plies else ""))
 
     def tables(self) -> str:
         sections = [self.title()]
@@ -845,7 +872,7 @@ class RoundRobinResult:
             sections[-1] += (
                 f"\nnote: every game of {', '.join(repeated)} repeats one of two games (one per "
                 f"seating): the agents and the start are deterministic, so the intervals "
-                f"overstate the evidence"
+                f"overstate the evidence (--opening-plies N varies the start)"
             )
 
         points, played = self.score_matrix()
@@ -906,6 +933,7 @@ class RoundRobinResult:
             "scenario" if self.game == "tbw" else "rules": self.variant,
             "seed": self.seed,
             "games_per_pairing": self.games_per_pairing,
+            "opening_plies": self.opening_plies,
             "games": len(self.games),
             "workers": self.workers,
             "wall_seconds": self.wall_seconds,
@@ -1066,19 +1094,22 @@ def plot_round_robin(result: RoundRobinResult, path: str | Path) -> None:
 def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, seed: int = 0,
                     workers: int | None = None, variant: str | None = None,
                     progress: bool = False, bootstrap: int = 200,
-                    bootstrap_seed: int = 0) -> RoundRobinResult:
+                    bootstrap_seed: int = 0, opening_plies: int = 0) -> RoundRobinResult:
     """Every pair of ``specs`` (registry spec strings, or picklable ``factory(seed)`` callables)
     plays ``games_per_pairing`` paired games (rounded up to even) of ``game`` (``"tbw"`` or
     ``"junqi"``) on ``variant`` (TBW scenario or Junqi rule set; default ``duel_5v5_8x8`` /
     ``ccgc``). ``workers`` processes play the games (default ``os.cpu_count()``; 1 plays in this
-    process); the results do not depend on it."""
+    process); the results do not depend on it. ``opening_plies`` random plies, the same for both
+    games of a pair, start every game (``random_opening``): on a fixed TBW scenario,
+    deterministic agents otherwise replay one game per seating."""
     variant = default_variant(game) if variant is None else str(variant)
     check_game(game, variant)
     if workers is None:
         workers = os.cpu_count() or 1
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    entries, labels, pairings, tasks = schedule(game, variant, specs, games_per_pairing, seed)
+    entries, labels, pairings, tasks = schedule(game, variant, specs, games_per_pairing, seed,
+                                                opening_plies)
     start = time.perf_counter()
     finished: dict[int, ArenaGame] = {}
     bar = _progress_bar(len(tasks), f"{game} round robin") if progress else None
@@ -1120,7 +1151,7 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
         labels=labels, specs=[entrant_spec(entry) for entry in entries], pairings=pairings,
         games=[finished[task.game_id] for task in tasks], workers=workers,
         wall_seconds=time.perf_counter() - start, bootstrap=bootstrap,
-        bootstrap_seed=bootstrap_seed,
+        bootstrap_seed=bootstrap_seed, opening_plies=opening_plies,
     )
 
 

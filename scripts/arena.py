@@ -48,6 +48,16 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
@@ -68,6 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="games per pairing, rounded up to even (default "
                              f"{DEFAULT_TBW_GAMES} TBW, {DEFAULT_JUNQI_GAMES} Junqi)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of every game")
+    parser.add_argument("--opening-plies", type=non_negative_int, default=0, metavar="N",
+                        help="start every game with N random plies, the same for both games "
+                             "of a pair (TBW: deterministic agents on a fixed scenario "
+                             "otherwise replay one game per seating)")
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
                         help="processes playing games (default: all cores); 1 plays in this "
                              "process; results do not depend on it")
@@ -126,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"note: {run['games']} games per pairing rounded up to {run['games'] + 1} "
                   f"(paired games)")
         result = run_round_robin(run["game"], run["specs"], run["games"], seed=args.seed,
-                                 workers=args.workers, variant=run["variant"], progress=True)
+                                 workers=args.workers, variant=run["variant"], progress=True,
+                                 opening_plies=args.opening_plies)
         print()
         print(result.tables())
         paths = result.write(run["out"], command=command)

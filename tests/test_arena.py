@@ -14,6 +14,8 @@ from agents.arena import (
     bradley_terry,
     elo_ratings,
     layout_seed,
+    random_opening,
+    replay_record,
     run_round_robin,
     wilson_interval,
 )
@@ -21,6 +23,7 @@ from agents.random_agent import RandomAgent
 from scripts import arena as arena_cli
 from scripts import replay as replay_cli
 from tbw_envs.junqi import format_layout, load_layout, random_layout
+from tbw_envs.tbw import load_scenario
 
 # ---------------------------------------------------------------------- statistics
 
@@ -123,6 +126,37 @@ def test_deterministic_pairings_are_flagged_as_repeated_games():
     assert result.labels == ["exact", "exact (2)"]
     assert result.repeated_pairings() == ["exact v exact (2)"]
     assert "overstate the evidence" in result.tables()
+
+
+def test_random_openings_vary_the_start_per_pair_and_keep_it_within_a_pair():
+    plies = 6
+    result = run_round_robin("tbw", ["exact", "greedy"], games_per_pairing=6, workers=1,
+                             opening_plies=plies)
+    assert result.repeated_pairings() == []
+    assert f"{plies} random opening plies" in result.tables()
+    openings = []
+    for first, second in zip(result.games[::2], result.games[1::2], strict=True):
+        assert first.opening_plies == second.opening_plies == plies
+        assert first.actions[:plies] == second.actions[:plies]
+        assert sum(first.moves) + plies == first.plies == len(first.actions)
+        openings.append(tuple(first.actions[:plies]))
+    assert len(set(openings)) == 3
+    for game in result.games:  # the opening is part of the record, so the game replays
+        record = game.to_record()
+        assert record["start"]["opening_plies"] == plies
+        assert replay_record(record).returns() == list(game.returns)
+
+
+def test_a_random_opening_stops_when_the_game_ends():
+    state = load_scenario("duel_5v5_8x8").initial_state()
+    played = random_opening(state, 100_000, seed=1)
+    assert state.is_terminal() and len(played) < 100_000
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "3"])
+def test_opening_plies_must_be_a_non_negative_integer(bad):
+    with pytest.raises(ValueError, match="opening_plies must be a non-negative integer"):
+        run_round_robin("tbw", ["random"], games_per_pairing=2, workers=1, opening_plies=bad)
 
 
 # ---------------------------------------------------------------------- agent-chosen layouts
@@ -269,6 +303,7 @@ def test_arena_cli_picks_the_games_to_run():
     (["--game", "junqi", "--agents", "exact", "random"], "does not play junqi"),
     (["--games", "0"], "--games: must be at least 1"),
     (["--workers", "0"], "--workers: must be at least 1"),
+    (["--opening-plies", "-2"], "--opening-plies: must be at least 0"),
     (["--games", "two"], "--games: expected a whole number"),
     (["--game", "tbw", "--scenario", "no_such_map"], "no_such_map"),
 ])
