@@ -1,6 +1,7 @@
 """Junqi agents: the move evaluation's features by hand, the agents' contracts (legal moves, no
 cheating, determinism, budgets, deployment) and the registry specs."""
 
+import math
 import random
 import time
 
@@ -17,6 +18,7 @@ from agents.junqi import (
     heuristic_layout,
     load_eval_config,
 )
+from agents.junqi.belief import make_belief
 from agents.registry import make_agent
 from tbw_envs.junqi import JunqiState, Layout, parse_post, random_layout, validate_layout
 from tbw_envs.junqi.layout import HEADQUARTERS_CELLS
@@ -317,6 +319,30 @@ def test_search_budgets_are_respected(cls):
     elapsed = time.perf_counter() - started
     assert elapsed <= 0.15 * 1.2
     assert agent.last_stats["iterations"] > 1
+
+
+def test_ismcts_with_an_overwhelming_evaluation_prior_plays_the_greedy_move():
+    """Virtual visits worth the evaluation's score: with enough of them no search result can
+    overturn the one-ply order, so the move is greedy's whenever greedy's best is unique."""
+    checked = 0
+    for state in _midgame_states(12, seed=11):
+        view = state.view(state.current_player)
+        actions = view.legal_actions()
+        greedy = GreedyEvalAgent(seed=0)
+        context = greedy.evaluation.context(view, make_belief("count", view))
+        scores = sorted(context.scores(actions), reverse=True)
+        if len(scores) < 2 or scores[0] - scores[1] < 1e-6:
+            continue
+        agent = ISMCTSAgent(iterations=40, prior_visits=1e7, belief="count", seed=0)
+        assert agent.act(view) == greedy.act(view)
+        checked += 1
+    assert checked >= 5
+
+
+@pytest.mark.parametrize("bad", [-1, True, "many", math.inf])
+def test_ismcts_rejects_a_bad_prior(bad):
+    with pytest.raises(ValueError, match="prior_visits must be a non-negative number"):
+        ISMCTSAgent(prior_visits=bad)
 
 
 def test_search_agents_reject_bad_parameters():

@@ -171,13 +171,17 @@ class _DeterminizedSearch(JunqiAgentBase):
 
     def _ranked(self, context, legal: list[int]) -> list[tuple[int, float]]:
         """``(action, leaf credit)`` in decreasing order of the evaluation's score."""
+        return [(action, credit) for action, credit, _ in self._scored(context, legal)]
+
+    def _scored(self, context, legal: list[int]) -> list[tuple[int, float, float]]:
+        """``(action, leaf credit, score)`` in decreasing order of the evaluation's score."""
         scored = []
         for action in legal:
             features = context.features(action)
             score = context.weighted(features)
             scored.append((-score, action, self._credit(score, features)))
         scored.sort()
-        return [(action, credit) for _, action, credit in scored]
+        return [(action, credit, -negative) for negative, action, credit in scored]
 
 
 def _checked_search_parameters(cof, **counts) -> float:
@@ -366,27 +370,38 @@ class _InfoSetNode:
 
 
 class ISMCTSAgent(_DeterminizedSearch):
-    """Single-observer information-set MCTS over the belief's determinizations."""
+    """Single-observer information-set MCTS over the belief's determinizations.
+
+    ``prior_visits`` > 0 starts every edge with that many virtual visits worth the evaluation's
+    score of the move (from the mover's side), so the search begins from the one-ply choice and
+    leaves it only on evidence.
+    """
 
     name = "ismcts"
 
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
                  cof: float = 10.0, widen_base: int = 3, horizon: int = 4, sample_k: int = 4,
+                 prior_visits: float = 0.0,
                  belief: str | None = "count", weights="default", seed: int | None = None,
                  layout: str = "random", leaf: str = "material"):
         super().__init__(iterations, seconds, belief=belief, weights=weights, seed=seed,
                          layout=layout, leaf=leaf)
         self.cof = _checked_search_parameters(cof, widen_base=widen_base, horizon=horizon,
                                               sample_k=sample_k)
+        if (isinstance(prior_visits, bool) or not isinstance(prior_visits, (int, float))
+                or not 0 <= prior_visits < math.inf):
+            raise ValueError(f"prior_visits must be a non-negative number, got {prior_visits!r}")
         self.widen_base = widen_base
         self.horizon = horizon
         self.sample_k = sample_k
+        self.prior_visits = float(prior_visits)
 
     def _search(self, view, actions, belief, started):
         rng = self._rng
         player = view.player
+        prior_visits = self.prior_visits
         root = _InfoSetNode(player)
-        root.ranked = self._ranked(self.evaluation.context(view, belief), actions)
+        root.ranked = self._scored(self.evaluation.context(view, belief), actions)
         done = 0
         while self.budget.more(done, started):
             state = belief.sample_state(rng)
@@ -396,7 +411,7 @@ class ISMCTSAgent(_DeterminizedSearch):
             while not state.is_terminal():
                 if node.ranked is None:
                     context = self.evaluation.state_context(state)
-                    node.ranked = self._ranked(context, state.legal_actions())
+                    node.ranked = self._scored(context, state.legal_actions())
                 width = self.widen_base + int(math.sqrt(node.visits))
                 legal = set(state.legal_actions())
                 available = [c for c in node.ranked[:width] if c[0] in legal]
@@ -405,19 +420,19 @@ class ISMCTSAgent(_DeterminizedSearch):
                     if not available:
                         break
                 edges = node.edges
-                for action, _ in available:
+                sign = 1.0 if node.mover == player else -1.0
+                for action, _, score in available:
                     edge = edges.get(action)
                     if edge is None:
-                        edges[action] = [0, 0.0, 1]
+                        edges[action] = [prior_visits, sign * score * prior_visits, 1]
                     else:
                         edge[2] += 1
-                sign = 1.0 if node.mover == player else -1.0
                 fresh = next((c for c in available if edges[c[0]][0] == 0), None)
                 if fresh is not None:
-                    action, move_positional = fresh
+                    action, move_positional, _ = fresh
                 else:
                     cof = self.cof
-                    action, move_positional = max(
+                    action, move_positional, _ = max(
                         available, key=lambda c: _edge_ucb(edges[c[0]], sign, cof)
                     )
                 result = state.apply(action)
