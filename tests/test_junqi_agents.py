@@ -339,6 +339,22 @@ def test_ismcts_with_an_overwhelming_evaluation_prior_plays_the_greedy_move():
     assert checked >= 5
 
 
+def test_ismcts_opponent_model_plays_its_evaluations_best_candidate():
+    agent = ISMCTSAgent(iterations=5, opponent="evaluation", seed=0)
+    for state in _midgame_states(6, seed=5):
+        view = state.view(state.current_player)
+        belief = make_belief("count", view)
+        world = belief.sample_state(random.Random(0))
+        legal = world.legal_actions()
+        candidates = [(a, 0.0, 0.0) for a in random.Random(1).sample(legal, min(6, len(legal)))]
+        context = agent.evaluation.state_context(world)
+        best = max(candidates, key=lambda c: context.score(c[0]))[0]
+        assert agent._modelled_reply(world, candidates)[0] == best
+        assert agent.act(view) in view.legal_actions()
+    with pytest.raises(ValueError, match="opponent must be 'search' or 'evaluation'"):
+        ISMCTSAgent(opponent="psychic")
+
+
 @pytest.mark.parametrize("bad", [-1, True, "many", math.inf])
 def test_ismcts_rejects_a_bad_prior(bad):
     with pytest.raises(ValueError, match="prior_visits must be a non-negative number"):

@@ -375,13 +375,20 @@ class ISMCTSAgent(_DeterminizedSearch):
     ``prior_visits`` > 0 starts every edge with that many virtual visits worth the evaluation's
     score of the move (from the mover's side), so the search begins from the one-ply choice and
     leaves it only on evidence.
+
+    ``opponent="evaluation"`` models the opponent inside the tree as a player of the move
+    evaluation with its own public deductions: at its nodes it plays, among the widened
+    candidates legal in the determinization, the one its evaluation scores highest there. The
+    default, ``"search"``, lets it choose by UCB on our leaf values; since every determinization
+    holds our true pieces, that opponent plays as if it could see them (it never attacks our
+    marshal with a lieutenant, never runs into our mines), which no real opponent can.
     """
 
     name = "ismcts"
 
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
                  cof: float = 10.0, widen_base: int = 3, horizon: int = 4, sample_k: int = 4,
-                 prior_visits: float = 0.0,
+                 prior_visits: float = 0.0, opponent: str = "search",
                  belief: str | None = "count", weights="default", seed: int | None = None,
                  layout: str = "random", leaf: str = "material"):
         super().__init__(iterations, seconds, belief=belief, weights=weights, seed=seed,
@@ -395,11 +402,15 @@ class ISMCTSAgent(_DeterminizedSearch):
         self.horizon = horizon
         self.sample_k = sample_k
         self.prior_visits = float(prior_visits)
+        if opponent not in ("search", "evaluation"):
+            raise ValueError(f"opponent must be 'search' or 'evaluation', got {opponent!r}")
+        self.opponent_model = opponent
 
     def _search(self, view, actions, belief, started):
         rng = self._rng
         player = view.player
         prior_visits = self.prior_visits
+        modelled = self.opponent_model == "evaluation"
         root = _InfoSetNode(player)
         root.ranked = self._scored(self.evaluation.context(view, belief), actions)
         done = 0
@@ -428,7 +439,9 @@ class ISMCTSAgent(_DeterminizedSearch):
                     else:
                         edge[2] += 1
                 fresh = next((c for c in available if edges[c[0]][0] == 0), None)
-                if fresh is not None:
+                if modelled and node.mover != player:
+                    action, move_positional = self._modelled_reply(state, available)
+                elif fresh is not None:
                     action, move_positional, _ = fresh
                 else:
                     cof = self.cof
@@ -459,6 +472,19 @@ class ISMCTSAgent(_DeterminizedSearch):
             return root.ranked[0][0], done
         best = max(tried, key=lambda item: (item[1][0], item[1][1] / item[1][0]))
         return best[0], done
+
+
+    def _modelled_reply(self, state, candidates) -> tuple[int, float]:
+        """The opponent model's move: the candidate its evaluation scores highest in this
+        determinization (with its public deductions only), and its leaf credit."""
+        context = self.evaluation.state_context(state)
+        best_action, best_score, best_features = None, -math.inf, None
+        for action, _, _ in candidates:
+            features = context.features(action)
+            score = context.weighted(features)
+            if score > best_score:
+                best_action, best_score, best_features = action, score, features
+        return best_action, self._credit(best_score, best_features)
 
 
 def _edge_ucb(edge: list[float], sign: float, cof: float) -> float:
