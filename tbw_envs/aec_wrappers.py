@@ -1,16 +1,28 @@
-"""What both PettingZoo envs share: the ``env()`` wrapper stack and the end-of-game step rule.
+"""What both PettingZoo envs share: the ``env()`` wrapper and the end-of-game step rule.
 
-``env()`` is ``raw_env`` wrapped, outermost first, in:
+``env()`` is ``raw_env`` inside one ``StandardWrapper``, which keeps every check of PettingZoo's
+default stack (``OrderEnforcingWrapper`` over ``AssertOutOfBoundsWrapper`` over
+``TerminateIllegalWrapper(illegal_reward=-1)``) in a single layer:
 
-- ``OrderEnforcingWrapper`` (PettingZoo's, extended: a reset that raises leaves the wrapper as
-  it was, and a non-None action after every agent has been removed raises ``GameOverError``
-  instead of being dropped with a log message);
-- ``ActionContractWrapper``: the input contract (docs/input_contract.md) checked before
-  PettingZoo's wrappers index a mask with the action. It replaces PettingZoo's
-  ``AssertOutOfBoundsWrapper``, whose ``assert`` vanishes under ``python -O`` and whose mask
-  lookup turns a bool action into numpy's "truth value of an array" error;
-- ``TerminateIllegalWrapper(illegal_reward=-1)``: a legal-looking but illegal action ends the
-  game with -1 for the offender.
+- the reset/step order: ``step``, ``observe``, ``state``, ``render`` and ``agent_iter`` before
+  the first ``reset`` raise PettingZoo's errors, and ``agents``, ``agent_selection``,
+  ``rewards``, ``terminations``, ``truncations``, ``infos`` and ``num_agents`` raise
+  ``AttributeError``; a reset that raises does not count as a reset;
+- the input contract (docs/input_contract.md): an action that is not an integer in range raises
+  ``ValueError`` naming it (a check, never an ``assert``, so ``python -O`` behaves the same);
+- an illegal but well-formed action ends the game with ``illegal_reward`` (-1) for the mover
+  and 0 for the other, every agent terminated and truncated, as ``TerminateIllegalWrapper``
+  does;
+- after the game is over, ``step(None)`` removes finished agents and any other action raises
+  ``GameOverError`` (``step_after_game_over``).
+
+Why one layer: each PettingZoo wrapper forwards attributes through ``__getattr__``, so three of
+them made every ``env.agents`` or ``env.terminations[agent]`` three failed lookups deep, and
+``TerminateIllegalWrapper`` reads the legality from the mask of the last observation. That cost
+a third of ``env()`` time. Here the hot attributes are properties that read the raw env
+directly, and legality comes from the raw env's own check, which raises ``IllegalMoveError``
+before changing anything (``scripts/bench_env_overhead.py`` measures the result beside
+PettingZoo's connect four).
 
 ``parallel_env()`` is ``env()`` under PettingZoo's ``turn_based_aec_to_parallel`` with
 ``WaitingAgentMaskWrapper`` in between (docs/integrations.md).
@@ -25,6 +37,13 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
 from tbw_envs.contract import GameOverError, check_action, short_repr
+
+
+class IllegalMoveError(ValueError):
+    """A well-formed action (an integer in range) that the rules do not allow now.
+
+    Raised by both ``raw_env.step`` methods before anything changes; ``env()`` turns it into
+    the end of the game with -1 for the mover."""
 
 
 def step_after_game_over(env: AECEnv, action) -> bool:
@@ -55,49 +74,115 @@ def step_after_game_over(env: AECEnv, action) -> bool:
     return True
 
 
-class ActionContractWrapper(wrappers.BaseWrapper):
-    """Checks each action against the input contract before the wrappers below see it."""
+def _forwarded(name: str) -> property:
+    """A property of ``StandardWrapper`` that reads and writes ``name`` on the raw env, and
+    raises ``AttributeError`` before the first reset (as PettingZoo's OrderEnforcingWrapper)."""
 
-    def step(self, action) -> None:
-        agent = self.agent_selection
-        if self.agents and not (self.terminations[agent] or self.truncations[agent]):
-            action = check_action(action, self.action_space(agent).n)
-        elif action is not None:
-            # Here, not below: after an illegal move TerminateIllegalWrapper would hand a
-            # finished agent's action straight to PettingZoo's bare ValueError.
-            step_after_game_over(self.unwrapped, action)  # raises GameOverError
-        super().step(action)
+    def fget(self):
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
 
-    def __str__(self) -> str:
-        return str(self.env)
+    def fset(self, value):
+        setattr(self._raw, name, value)
+
+    return property(fget, fset, doc=f"The raw env's ``{name}``.")
 
 
-class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's order checks; a failed reset does not count as a reset, and a non-None
-    action after every agent is gone raises ``GameOverError``."""
+class StandardWrapper(wrappers.OrderEnforcingWrapper):
+    """The checks of PettingZoo's default AEC wrappers in one layer (module docstring).
+
+    A subclass of PettingZoo's ``OrderEnforcingWrapper``, so ``isinstance`` checks and its
+    ``agent_iter`` work as before; ``env.unwrapped`` is the raw env.
+    """
+
+    agents = _forwarded("agents")
+    agent_selection = _forwarded("agent_selection")
+    rewards = _forwarded("rewards")
+    terminations = _forwarded("terminations")
+    truncations = _forwarded("truncations")
+    infos = _forwarded("infos")
+    _cumulative_rewards = _forwarded("_cumulative_rewards")
+
+    def __init__(self, env: AECEnv, illegal_reward: float = -1.0):
+        super().__init__(env)
+        self._raw = env.unwrapped
+        # Both raw envs have ``_play_checked(agent, action)``: ``step`` without the checks this
+        # wrapper has just made (contract, game not over). Any other AEC env gets ``step``.
+        self._play_checked = getattr(self._raw, "_play_checked", None)
+        self._illegal_reward = float(illegal_reward)
+        self._num_actions = {}
+
+    @property
+    def num_agents(self) -> int:
+        return len(self.agents)
 
     def reset(self, seed=None, options=None) -> None:
         before = (self._has_reset, self._has_updated)
+        self._has_reset = self._has_updated = True
         try:
-            super().reset(seed=seed, options=options)
+            self.env.reset(seed=seed, options=options)
         except BaseException:
-            self._has_reset, self._has_updated = before
+            self._has_reset, self._has_updated = before  # a failed reset is no reset
             raise
+        raw = self._raw
+        self._num_actions = {a: raw.action_space(a).n for a in raw.possible_agents}
+
+    def observe(self, agent):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self._raw.observe(agent)
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        raw = self._raw
+        agent = raw.agent_selection
+        return (
+            raw.observe(agent) if observe else None,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
 
     def step(self, action) -> None:
-        if self._has_reset and not self.agents and action is not None:
-            step_after_game_over(self.unwrapped, action)  # raises GameOverError
-        super().step(action)
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        raw = self._raw
+        self._has_updated = True
+        if step_after_game_over(raw, action):  # the game is over: only None steps
+            return
+        agent = raw.agent_selection
+        action = check_action(action, self._num_actions[agent])
+        try:
+            if self._play_checked is None:
+                raw.step(action)
+            else:
+                self._play_checked(agent, action)
+        except IllegalMoveError:
+            self._end_by_illegal_move(agent)
+
+    def _end_by_illegal_move(self, agent) -> None:
+        """What ``TerminateIllegalWrapper`` does: ``illegal_reward`` for ``agent``, 0 for the
+        others, and every agent terminated and truncated."""
+        EnvLogger.warn_on_illegal_move()
+        raw = self._raw
+        raw._cumulative_rewards[agent] = 0
+        raw.terminations = dict.fromkeys(raw.agents, True)
+        raw.truncations = dict.fromkeys(raw.agents, True)
+        raw.rewards = dict.fromkeys(raw.agents, 0)
+        raw.rewards[agent] = self._illegal_reward
+        raw._accumulate_rewards()
+        raw._deads_step_first()
 
     def __str__(self) -> str:
         return str(self.env)
 
 
 def standard_wrappers(raw: AECEnv) -> AECEnv:
-    """``raw`` with the wrapper stack of ``env()`` (module docstring)."""
-    wrapped = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
-    wrapped = ActionContractWrapper(wrapped)
-    return OrderEnforcingWrapper(wrapped)
+    """``raw`` as ``env()`` gives it (module docstring)."""
+    return StandardWrapper(raw, illegal_reward=-1)
 
 
 class WaitingAgentMaskWrapper(wrappers.BaseWrapper):

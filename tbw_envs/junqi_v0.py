@@ -22,7 +22,12 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
-from tbw_envs.aec_wrappers import standard_wrappers, step_after_game_over, turn_based_parallel
+from tbw_envs.aec_wrappers import (
+    IllegalMoveError,
+    standard_wrappers,
+    step_after_game_over,
+    turn_based_parallel,
+)
 from tbw_envs.contract import check_agent, check_options, check_seed, short_list, short_repr
 from tbw_envs.junqi import JunqiState, load_rules, parse_post
 from tbw_envs.junqi.encoding import (
@@ -41,10 +46,10 @@ DEPLOYMENT_MODES = ("random", "agents")
 
 
 def env(**kwargs) -> AECEnv:
-    """``raw_env`` with PettingZoo's standard wrappers: an illegal action ends the game with -1
-    for the player who made it (TerminateIllegalWrapper), an action that breaks the input
-    contract (not an integer, a bool, out of range) raises ValueError, and the API order is
-    enforced (``tbw_envs.aec_wrappers``)."""
+    """``raw_env`` with the checks of PettingZoo's standard wrappers, in one layer
+    (``tbw_envs.aec_wrappers.StandardWrapper``): an illegal action ends the game with -1 for the
+    player who made it (as TerminateIllegalWrapper), an action that breaks the input contract
+    (not an integer, a bool, out of range) raises ValueError, and the API order is enforced."""
     return standard_wrappers(raw_env(**kwargs))
 
 
@@ -188,23 +193,28 @@ class raw_env(AECEnv):
         player = self._player(agent)
         return {
             "observation": observation_planes(self._game().view(player)),
-            "action_mask": self.action_mask(agent),
+            "action_mask": self._mask(player),
         }
 
     def step(self, action) -> None:
         """Play ``agent_selection``'s action. After the game is over, ``step(None)`` removes
         each finished agent and any other action raises ``GameOverError``
-        (``tbw_envs.aec_wrappers.step_after_game_over``)."""
+        (``tbw_envs.aec_wrappers.step_after_game_over``). An illegal action raises
+        ``IllegalMoveError`` (a ValueError) and changes nothing."""
         self._game()
         if step_after_game_over(self, action):
             return
-        agent = self.agent_selection
+        self._play_checked(self.agent_selection, as_action(action))
+
+    def _play_checked(self, agent: str, action: int) -> None:
+        """``step`` for an ``action`` already checked to be an int in range, by ``agent`` =
+        ``agent_selection`` in a game that is not over (``step`` and ``env()``'s
+        ``StandardWrapper`` check both first, so neither checks twice)."""
         player = self.agent_name_mapping[agent]
-        action = as_action(action)
         absolute = action_to_absolute(action, player)
         legal = self.game.legal_actions()
         if absolute not in legal:
-            raise ValueError(
+            raise IllegalMoveError(
                 f"illegal action {action} ({describe_action(absolute)} in absolute posts) "
                 f"for {agent}; {len(legal)} legal actions"
             )
@@ -257,11 +267,13 @@ class raw_env(AECEnv):
 
     def action_mask(self, agent: str) -> np.ndarray:
         """``agent``'s legal-action mask in its own frame (zeros when it is not its turn)."""
-        player = self._player(agent)
-        self._game()
+        return self._mask(self._player(agent))
+
+    def _mask(self, player: int) -> np.ndarray:
+        game = self._game()
         # The referee's cached legal list equals the player's view.legal_actions() on its turn
         # (tested); reusing it halves the move generation per step.
-        legal = self.game.legal_actions() if self.game.current_player == player else []
+        legal = game.legal_actions() if game.current_player == player else []
         return legal_mask_in_frame(legal, player)
 
     def to_env_action(self, agent: str, core_action: int) -> int:

@@ -28,7 +28,12 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
-from tbw_envs.aec_wrappers import standard_wrappers, step_after_game_over, turn_based_parallel
+from tbw_envs.aec_wrappers import (
+    IllegalMoveError,
+    standard_wrappers,
+    step_after_game_over,
+    turn_based_parallel,
+)
 from tbw_envs.contract import check_agent, check_options, check_seed, short_list, short_repr
 from tbw_envs.tbw import END_TURN, IllegalActionError, load_scenario
 from tbw_envs.tbw.observation import ObservationEncoder
@@ -39,10 +44,10 @@ AGENTS = ("player_0", "player_1")
 
 
 def env(**kwargs) -> AECEnv:
-    """The AEC env with PettingZoo's standard wrappers: an illegal action ends the game with
-    -1 for the offender (``TerminateIllegalWrapper``), an action that breaks the input contract
-    (not an integer, a bool, out of range) raises ValueError, and the reset/step order is
-    enforced (``tbw_envs.aec_wrappers``)."""
+    """The AEC env with the checks of PettingZoo's standard wrappers, in one layer
+    (``tbw_envs.aec_wrappers.StandardWrapper``): an illegal action ends the game with -1 for the
+    offender (as ``TerminateIllegalWrapper``), an action that breaks the input contract (not an
+    integer, a bool, out of range) raises ValueError, and the reset/step order is enforced."""
     return standard_wrappers(raw_env(**kwargs))
 
 
@@ -234,17 +239,22 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def step(self, action):
         """Play ``agent_selection``'s action. After the game is over, ``step(None)`` removes
         each finished agent and any other action raises ``GameOverError``
-        (``tbw_envs.aec_wrappers.step_after_game_over``)."""
+        (``tbw_envs.aec_wrappers.step_after_game_over``). An illegal action raises
+        ``IllegalMoveError`` (a ValueError) and changes nothing."""
         if step_after_game_over(self, action):
             return
-        agent = self.agent_selection
         # Contract errors (not an integer, out of range) pass through as they are; only a
         # well-formed action can be called illegal.
-        action = self._valid_int(action)
+        self._play_checked(self.agent_selection, self._valid_int(action))
+
+    def _play_checked(self, agent: str, action: int) -> None:
+        """``step`` for an ``action`` already checked to be an int in range, by ``agent`` =
+        ``agent_selection`` in a game that is not over (``step`` and ``env()``'s
+        ``StandardWrapper`` check both first, so neither checks twice)."""
         try:
-            self._state.apply(self.to_core_action(agent, action))
+            self._state.apply(self._rotation_list[action] if self._rotates(agent) else action)
         except IllegalActionError as exc:
-            raise ValueError(f"illegal action {action} for {agent}: {exc}") from None
+            raise IllegalMoveError(f"illegal action {action} for {agent}: {exc}") from None
         self._plies += 1
         self._cumulative_rewards[agent] = 0.0
         if self._state.terminal:

@@ -1,13 +1,23 @@
-"""Tianshou recipe: masked multi-agent collection on our AEC envs.
+"""Tianshou recipe: masked DQN for each seat of our AEC envs, trained by Tianshou's trainer.
 
     pip install -c constraints.txt -e ".[train]" tianshou
-    python scripts/integrations/tianshou_masked.py --game junqi --seconds 5
+    python scripts/integrations/tianshou_masked.py --game tbw --steps 2000
 
-No glue: Tianshou's ``PettingZooEnv`` reads our ``obs["action_mask"]`` into ``obs.mask``; a
-``MultiAgentOffPolicyAlgorithm`` (Tianshou 2's name for the old ``MultiAgentPolicyManager``)
-gives each seat its own algorithm, here Tianshou's masked random one, and a ``Collector`` plays
-whole games. Replace either seat's algorithm with a ``DQN`` over a masked Q-network to train.
-Verified with tianshou 2.0.1 (docs/integrations.md).
+The glue is one line (in ``make_env``): ``PettingZooEnv(NoInfosWrapper(env))``. Tianshou's
+trainer stops with ``MalformedBufferError`` ("Encountered NaNs in buffer") once a buffered info
+holds None, as our end-of-game ``winner`` does after a draw (and the end-of-game keys are absent,
+so None, on every earlier step); ``tbw_envs.aec_wrappers.NoInfosWrapper`` empties the infos
+(the outcome stays in the rewards). Plain collection without the trainer works without it.
+Tianshou's ``PettingZooEnv`` reads our ``obs["action_mask"]`` into ``obs.mask``, and its
+``DiscreteQLearningPolicy`` masks both the greedy choice and the epsilon-greedy exploration
+with it. A ``MultiAgentOffPolicyAlgorithm`` (Tianshou 2's name for the old
+``MultiAgentPolicyManager``) gives each seat its own ``DQN`` (a small MLP Q-network), a
+``Collector`` fills a replay buffer, and ``OffPolicyTrainerParams`` / ``run_training`` does the
+updates. Verified with tianshou 2.0.1, torch 2.13.0 (docs/integrations.md).
+
+Tianshou's turn-based bookkeeping, not ours: a transition is credited to the agent that moved,
+with that agent's reward column, so the side that loses on its opponent's move never sees its
+-1 (the winner's +1 is seen). Tianshou's own tic-tac-toe example has the same property.
 """
 
 from __future__ import annotations
@@ -22,48 +32,82 @@ def make_env(game: str):
     from tianshou.env import PettingZooEnv
 
     from tbw_envs import junqi_v0, tbw_v0
+    from tbw_envs.aec_wrappers import NoInfosWrapper
 
-    return PettingZooEnv(
-        tbw_v0.env(scenario="duel_5v5_8x8") if game == "tbw" else junqi_v0.env()
-    )
+    aec = tbw_v0.env(scenario="duel_5v5_8x8") if game == "tbw" else junqi_v0.env()
+    return PettingZooEnv(NoInfosWrapper(aec))  # glue
 
 
-def run(game: str = "tbw", seconds: float = 3.0, seed: int = 0) -> dict:
-    """Collect whole games for about ``seconds``; returns counts the test checks."""
+def make_dqn(env, hidden: int = 128, lr: float = 1e-3, eps: float = 0.2):
+    """A masked DQN over the observation planes (flattened by Tianshou's ``Net``)."""
+    from tianshou.algorithm import DQN
+    from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+    from tianshou.algorithm.optim import AdamOptimizerFactory
+    from tianshou.utils.net.common import Net
+
+    planes = env.observation_space["observation"].shape
+    net = Net(state_shape=planes, action_shape=env.action_space.n, hidden_sizes=[hidden])
+    policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space,
+                                     eps_training=eps, eps_inference=0.0)
+    return DQN(policy=policy, optim=AdamOptimizerFactory(lr=lr), gamma=0.99,
+               n_step_return_horizon=1, target_update_freq=100)
+
+
+def run(game: str = "tbw", steps: int = 2000, seed: int = 0, threads: int = 1) -> dict:
+    """Train both seats' DQNs for ``steps`` env steps; returns what the test checks (moves,
+    illegal moves in the buffer, update steps, whether the weights changed)."""
+    import torch
     from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
-    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
     from tianshou.data import Collector, VectorReplayBuffer
     from tianshou.env import DummyVectorEnv
+    from tianshou.trainer import OffPolicyTrainerParams
 
-    np.random.seed(seed)  # Tianshou's masked random policy draws from numpy's global generator
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    np.random.seed(seed)  # Tianshou's epsilon-greedy draws from numpy's global generator
     env = make_env(game)
     algorithm = MultiAgentOffPolicyAlgorithm(
-        algorithms=[MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space)
-                    for _ in env.agents],
-        env=env,
+        algorithms=[make_dqn(env) for _ in env.agents], env=env
     )
+    before = [p.detach().clone() for p in algorithm.parameters()]
     envs = DummyVectorEnv([lambda: make_env(game)])
-    buffer = VectorReplayBuffer(20_000, 1)
-    collector = Collector(algorithm.policy, envs, buffer)
+    envs.seed(seed)
+    buffer = VectorReplayBuffer(max(steps, 1000), 1)
+    collector = Collector(algorithm.policy, envs, buffer, exploration_noise=True)
     collector.reset()
     start = time.perf_counter()
-    episodes = 0
-    while time.perf_counter() - start < seconds:
-        episodes += collector.collect(n_episode=1).n_collected_episodes
+    result = algorithm.run_training(OffPolicyTrainerParams(
+        training_collector=collector,
+        max_epochs=1,
+        epoch_num_steps=steps,
+        collection_step_num_env_steps=50,
+        update_step_num_gradient_steps_per_sample=0.2,
+        batch_size=64,
+        # One score per episode for the trainer's bookkeeping: the first seat's return.
+        multi_agent_return_reduction=lambda returns: returns[:, 0],
+        verbose=False,
+        show_progress=False,
+    ))
     elapsed = time.perf_counter() - start
     data = buffer.sample(0)[0]  # the whole buffer
     legal = data.obs.mask[np.arange(len(data.act)), data.act]
-    return {"steps": len(data.act), "illegal": int((~legal).sum()), "games": episodes,
+    changed = any(not torch.equal(a, p.detach())
+                  for a, p in zip(before, algorithm.parameters(), strict=True))
+    return {"moves": len(data.act), "illegal": int((~legal).sum()),
+            "games": int(data.done.sum()), "update_steps": int(result.update_step),
+            "weights_changed": changed, "seconds": elapsed,
             "steps_per_second": len(data.act) / elapsed}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=["tbw", "junqi"], default="tbw")
-    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    print(run(args.game, args.seconds, args.seed))
+    if args.steps < 1:
+        parser.error("--steps must be >= 1")
+    print(run(args.game, args.steps, args.seed))
 
 
 if __name__ == "__main__":

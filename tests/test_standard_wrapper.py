@@ -1,0 +1,139 @@
+"""``env()``'s single ``StandardWrapper`` keeps every check of PettingZoo's default wrapper
+stack: it behaves step for step like ``raw_env`` under PettingZoo's own ``OrderEnforcingWrapper``
+and ``TerminateIllegalWrapper(illegal_reward=-1)``, illegal moves included, and enforces the
+reset/step order the same way."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.utils import wrappers
+
+from tbw_envs import junqi_v0, tbw_v0
+from tbw_envs.aec_wrappers import IllegalMoveError, StandardWrapper
+
+SHORT = {
+    "tbw": (tbw_v0, {"scenario": "paper_figure3"}),
+    "junqi": (junqi_v0, {"rules": {"total_ply_limit": 80}}),
+}
+
+
+def pettingzoo_stack(module, kwargs):
+    """The wrappers PettingZoo's own classic envs use, around our raw env."""
+    raw = module.raw_env(**kwargs)
+    return wrappers.OrderEnforcingWrapper(wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1))
+
+
+def snapshot(env) -> tuple:
+    agent = env.agent_selection
+    obs, reward, terminated, truncated, info = env.last()
+    return (
+        list(env.agents), agent, dict(env.rewards), dict(env._cumulative_rewards),
+        dict(env.terminations), dict(env.truncations),
+        {a: dict(i) for a, i in env.infos.items()}, reward, terminated, truncated, dict(info),
+        obs["observation"].tobytes(), obs["action_mask"].tobytes(),
+    )
+
+
+@pytest.mark.parametrize("game", SHORT)
+def test_env_matches_pettingzoos_wrapper_stack_step_for_step_with_illegal_moves(game):
+    module, kwargs = SHORT[game]
+    ours, reference = module.env(**kwargs), pettingzoo_stack(module, kwargs)
+    rng = np.random.default_rng(5)
+    illegal_endings = steps = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo's illegal-move warning
+        for game_index in range(12):
+            for env in (ours, reference):
+                env.reset(seed=game_index)
+            while ours.agents:
+                assert snapshot(ours) == snapshot(reference)
+                _, _, terminated, truncated, _ = ours.last()
+                if terminated or truncated:
+                    action = None
+                else:
+                    mask = ours.observe(ours.agent_selection)["action_mask"]
+                    # Now and then an illegal move (every fifth game ends with one).
+                    pool = np.flatnonzero(mask == 0) if (
+                        game_index % 5 == 4 and rng.random() < 0.05) else np.flatnonzero(mask)
+                    action = int(rng.choice(pool))
+                    illegal_endings += int(mask[action] == 0)
+                for env in (ours, reference):
+                    env.step(action)
+                steps += 1
+            assert reference.agents == []
+    assert illegal_endings >= 1 and steps > 200
+
+
+@pytest.mark.parametrize("game", SHORT)
+def test_an_illegal_move_ends_the_game_with_minus_one_for_the_mover(game):
+    module, kwargs = SHORT[game]
+    env = module.env(**kwargs)
+    env.reset(seed=0)
+    mover = env.agent_selection
+    other = next(a for a in env.agents if a != mover)
+    illegal = int(np.flatnonzero(env.observe(mover)["action_mask"] == 0)[0])
+    raw = module.raw_env(**kwargs)
+    raw.reset(seed=0)
+    with pytest.raises(IllegalMoveError, match=f"illegal action {illegal}"):
+        raw.step(illegal)  # a ValueError, as before; env() turns it into the end of the game
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(illegal)
+    assert env.rewards == {mover: -1.0, other: 0}
+    assert all(env.terminations.values()) and all(env.truncations.values())
+    assert env._cumulative_rewards[mover] == -1.0
+
+
+@pytest.mark.parametrize("game", SHORT)
+def test_out_of_space_actions_raise_and_change_nothing(game):
+    module, kwargs = SHORT[game]
+    env = module.env(**kwargs)
+    env.reset(seed=0)
+    before = snapshot(env)
+    n = env.action_space(env.agent_selection).n
+    for bad in (n, -1, 2.0, True, None, "1"):
+        with pytest.raises(ValueError, match="action"):
+            env.step(bad)
+    assert snapshot(env) == before
+
+
+@pytest.mark.parametrize("game", SHORT)
+def test_order_is_enforced_before_the_first_reset(game):
+    module, kwargs = SHORT[game]
+    env = module.env(**kwargs)
+    with pytest.raises(AssertionError, match="reset\\(\\) needs to be called before step"):
+        env.step(0)
+    with pytest.raises(AssertionError, match="before observe"):
+        env.observe("player_0")
+    for name in ("agents", "agent_selection", "rewards", "terminations", "truncations",
+                 "infos", "num_agents"):
+        with pytest.raises(AttributeError, match=f"{name} cannot be accessed before reset"):
+            getattr(env, name)
+    with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+        env.last()
+    with pytest.raises(AssertionError, match="before agent_iter"):
+        env.agent_iter()
+    # A reset that raises does not count as one.
+    with pytest.raises(ValueError, match="seed must be non-negative"):
+        env.reset(seed=-1)
+    with pytest.raises(AttributeError, match="agents cannot be accessed before reset"):
+        _ = env.agents
+    env.reset(seed=0)
+    assert env.num_agents == 2 and env.agents == ["player_0", "player_1"]
+
+
+@pytest.mark.parametrize("game", SHORT)
+def test_one_layer_that_is_still_pettingzoos_order_enforcing_wrapper(game):
+    module, kwargs = SHORT[game]
+    env = module.env(**kwargs)
+    assert isinstance(env, StandardWrapper)
+    assert isinstance(env, wrappers.OrderEnforcingWrapper)
+    assert isinstance(env.env, module.raw_env) and env.unwrapped is env.env
+    assert str(env) == module.raw_env.metadata["name"]
+    env.reset(seed=0)
+    # Writes go to the raw env, as reads come from it.
+    env.infos = {agent: {"note": 1} for agent in env.agents}
+    assert env.unwrapped.infos == env.infos == {"player_0": {"note": 1}, "player_1": {"note": 1}}
