@@ -561,6 +561,103 @@ def warm_up(game: str, variant: str, entries: Sequence[Any]) -> None:
             agent.act(state.view(state.current_player))
 
 
+# ====================================================================== Ray (optional)
+
+RAY_MISSING = ('ray is not installed; it needs its own environment: pip install -c '
+               'constraints.txt -e ".[rllib]" (docs/integrations.md, "RLlib")')
+
+
+def import_ray() -> Any:
+    """``import ray``, or an ImportError that says how to install it."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise ImportError(RAY_MISSING) from exc
+    return ray
+
+
+def check_ray_address(address: Any) -> str:
+    """``"local"`` (start a Ray on this machine), ``"auto"`` (join the cluster that ``ray start``
+    set up on this machine), ``"ray://host:port"`` (Ray Client, usually port 10001) or
+    ``"host:port"`` (a cluster's GCS); anything else raises ValueError."""
+    ok = isinstance(address, str) and (
+        address in ("local", "auto")
+        or (address.startswith("ray://") and len(address) > len("ray://"))
+        or (":" in address and address.rsplit(":", 1)[1].isdigit()
+            and address.rsplit(":", 1)[0] != "")
+    )
+    if not ok:
+        raise ValueError(f"Ray address must be 'local', 'auto', 'ray://host:port' or "
+                         f"'host:port', got {address!r}")
+    return address
+
+
+def connect_ray(address: str, num_cpus: int | None = None, **init_kwargs: Any) -> bool:
+    """Connect this process to Ray at ``address`` (``check_ray_address``); ``num_cpus`` sizes a
+    ``"local"`` Ray (default: all cores). Returns True when this call connected (the caller
+    then calls ``ray.shutdown()``), False when the process was already connected (that
+    connection is used whatever ``address`` says)."""
+    check_ray_address(address)
+    ray = import_ray()
+    if ray.is_initialized():
+        return False
+    if address == "local":
+        ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, **init_kwargs)
+    else:
+        ray.init(address=address, **init_kwargs)
+    return True
+
+
+_WARMED_ON_RAY: set = set()
+
+
+def ray_play_task(task: GameTask) -> ArenaGame:
+    """One game in a Ray worker: the first time a worker process meets an agent it warms it up
+    (``warm_up``, as the process pool's initializer does), then ``play_task``."""
+    fresh = [entry for entry in dict.fromkeys(task.entries)
+             if (task.game, task.variant, entry) not in _WARMED_ON_RAY]
+    if fresh:
+        warm_up(task.game, task.variant, fresh)
+        _WARMED_ON_RAY.update((task.game, task.variant, entry) for entry in fresh)
+    return play_task(task)
+
+
+def _play_on_ray(tasks: Sequence[GameTask], address: str, workers: int | None,
+                 record: Callable[[ArenaGame], None]) -> int:
+    """Play every task as a Ray task (1 CPU each), at most ``workers`` at a time (default: the
+    cluster's CPUs); ``record`` gets each game as it finishes. Returns the concurrency used."""
+    ray = import_ray()
+    started = connect_ray(address, num_cpus=workers)
+    try:
+        limit = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        remote_play = ray.remote(num_cpus=1)(ray_play_task)
+        queue = iter(tasks)
+        pending: dict[Any, GameTask] = {}
+
+        def submit() -> None:
+            for task in queue:
+                pending[remote_play.remote(task)] = task
+                if len(pending) >= limit:
+                    break
+
+        submit()
+        try:
+            while pending:
+                done, _ = ray.wait(list(pending), num_returns=1)
+                for ref in done:
+                    pending.pop(ref)
+                    record(ray.get(ref))
+                submit()
+        except BaseException:
+            for ref in pending:
+                ray.cancel(ref)
+            raise
+    finally:
+        if started:
+            ray.shutdown()
+    return limit
+
+
 # ====================================================================== round robin: schedule
 
 
@@ -1094,19 +1191,24 @@ def plot_round_robin(result: RoundRobinResult, path: str | Path) -> None:
 def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, seed: int = 0,
                     workers: int | None = None, variant: str | None = None,
                     progress: bool = False, bootstrap: int = 200,
-                    bootstrap_seed: int = 0, opening_plies: int = 0) -> RoundRobinResult:
+                    bootstrap_seed: int = 0, opening_plies: int = 0,
+                    ray_address: str | None = None) -> RoundRobinResult:
     """Every pair of ``specs`` (registry spec strings, or picklable ``factory(seed)`` callables)
     plays ``games_per_pairing`` paired games (rounded up to even) of ``game`` (``"tbw"`` or
     ``"junqi"``) on ``variant`` (TBW scenario or Junqi rule set; default ``duel_5v5_8x8`` /
     ``ccgc``). ``workers`` processes play the games (default ``os.cpu_count()``; 1 plays in this
     process); the results do not depend on it. ``opening_plies`` random plies, the same for both
     games of a pair, start every game (``random_opening``): on a fixed TBW scenario,
-    deterministic agents otherwise replay one game per seating."""
+    deterministic agents otherwise replay one game per seating. ``ray_address`` (``"local"``,
+    ``"auto"``, ``"ray://host:10001"``: ``connect_ray``) plays each game as a Ray task instead,
+    at most ``workers`` at a time (default: all the cluster's CPUs), with the same results."""
     variant = default_variant(game) if variant is None else str(variant)
     check_game(game, variant)
-    if workers is None:
+    if ray_address is not None:
+        check_ray_address(ray_address)
+    elif workers is None:
         workers = os.cpu_count() or 1
-    if workers < 1:
+    if workers is not None and workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     entries, labels, pairings, tasks = schedule(game, variant, specs, games_per_pairing, seed,
                                                 opening_plies)
@@ -1122,7 +1224,9 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
                                 refresh=False)
 
     try:
-        if workers == 1 or len(tasks) <= 1:
+        if ray_address is not None:
+            workers = _play_on_ray(tasks, ray_address, workers, record)
+        elif workers == 1 or len(tasks) <= 1:
             warm_up(game, variant, entries)
             for task in tasks:
                 record(play_task(task))

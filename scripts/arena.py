@@ -4,18 +4,18 @@
     python scripts/arena.py --agents exact alg5:budget=200000 greedy --games 40
     python scripts/arena.py --scenario hex_skirmish --agents greedy random --games 50 --no-render
     python scripts/arena.py --game junqi --agents random random --games 100 --workers 2
+    python scripts/arena.py --game tbw --agents exact greedy random --ray auto   # a Ray cluster
 
 Every pair of agents plays --games paired games (both seat assignments from the same start);
-games run in --workers processes and every seed depends on the game alone. Tables: wins, draws
-and losses by seat with Wilson intervals, Bradley-Terry ratings (Elo scale) with bootstrap
-intervals, how games ended, time per move. Files (results.json, games.csv, pairings.csv,
-ratings.csv, arena.png, games.jsonl for scripts/replay.py) go to --out.
+games run in --workers processes (or as Ray tasks with --ray) and every seed depends on the
+game alone. Tables: wins, draws and losses by seat with Wilson intervals, Bradley-Terry ratings
+(Elo scale) with bootstrap intervals, how games ended, time per move. Files (results.json,
+games.csv, pairings.csv, ratings.csv, arena.png, games.jsonl for scripts/replay.py) go to --out.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 import time
@@ -24,7 +24,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agents.arena import check_game, default_variant, run_round_robin  # noqa: E402
+from agents.arena import (  # noqa: E402
+    check_game,
+    check_ray_address,
+    default_variant,
+    import_ray,
+    run_round_robin,
+)
 from agents.arena import replay_record as replay_final_state  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 
@@ -82,15 +88,28 @@ def build_parser() -> argparse.ArgumentParser:
                         help="start every game with N random plies, the same for both games "
                              "of a pair (TBW: deterministic agents on a fixed scenario "
                              "otherwise replay one game per seating)")
-    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
+    parser.add_argument("--workers", type=positive_int, default=None,
                         help="processes playing games (default: all cores); 1 plays in this "
-                             "process; results do not depend on it")
+                             "process; with --ray, games in flight at once (default: all the "
+                             "cluster's CPUs); results do not depend on it")
+    parser.add_argument("--ray", type=ray_address, default=None, metavar="ADDRESS",
+                        help="play each game as a Ray task: 'local' starts Ray on this "
+                             "machine, 'auto' joins the cluster 'ray start' set up here, "
+                             "ray://head:10001 connects through Ray Client; same results as "
+                             "without (needs ray: pip install -e \".[rllib]\")")
     parser.add_argument("--out", default=None,
                         help="output folder (default runs/arena-<game>-<YYYYmmdd-HHMMSS>/; "
                              "with both games, DIR/tbw and DIR/junqi)")
     parser.add_argument("--no-render", action="store_true",
                         help="skip the final board of the last game")
     return parser
+
+
+def ray_address(text: str) -> str:
+    try:
+        return check_ray_address(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def games_to_run(args: argparse.Namespace) -> list[str]:
@@ -106,6 +125,11 @@ def games_to_run(args: argparse.Namespace) -> list[str]:
 def plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[dict]:
     """One entry per game to run, every input checked up front (argparse errors, not
     tracebacks from a worker process)."""
+    if args.ray is not None:
+        try:
+            import_ray()
+        except ImportError as exc:
+            parser.error(f"--ray: {exc}")
     runs = []
     stamp = time.strftime("%Y%m%d-%H%M%S")
     games = games_to_run(args)
@@ -141,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"(paired games)")
         result = run_round_robin(run["game"], run["specs"], run["games"], seed=args.seed,
                                  workers=args.workers, variant=run["variant"], progress=True,
-                                 opening_plies=args.opening_plies)
+                                 opening_plies=args.opening_plies, ray_address=args.ray)
         print()
         print(result.tables())
         paths = result.write(run["out"], command=command)

@@ -1,16 +1,21 @@
-"""RLlib recipe (UNVERIFIED here: ray was not installed in this environment): multi-agent PPO with
-action masking on our AEC envs, both seats sharing one policy (self-play).
+"""RLlib recipe: multi-agent PPO with action masking on our AEC envs, both seats sharing one
+policy (self-play), through RLlib's own example masking module. Verified with ray 2.60.0
+(gymnasium 1.2.2): one iteration trains (tests/test_integration_recipes.py, slow).
 
 RLlib pins its own gymnasium (1.2.2 for ray 2.60), so install it in a separate environment:
 
     python3 -m venv .venv-rllib && . .venv-rllib/bin/activate
-    pip install -c constraints.txt -e . "ray[rllib]"
-    python scripts/integrations/rllib_ppo.py --game tbw --iterations 2
+    pip install -c constraints.txt torch==2.13.0 && pip install -c constraints.txt -e ".[rllib]"
+    python scripts/integrations/rllib_ppo.py --game tbw --iterations 1
 
 RLlib's default encoders reject a Dict observation, and its ``ActionMaskingTorchRLModule`` example
 reads ``obs["observations"]`` (flat) and ``obs["action_mask"]``. ``RLlibObservationWrapper`` renames
-and flattens our ``{"observation": planes, "action_mask": int8}`` into that shape; that wrapper is
-the whole glue (docs/integrations.md).
+and flattens our ``{"observation": planes, "action_mask": int8}`` into that shape. The glue,
+marked ``# glue``: that wrapper (its class, about 20 lines, is the bulk of it) and
+``disable_env_checking=True`` (RLlib's env pre-check steps an unmasked random action, illegal in
+our games). ``scripts/train_rllib.py`` is the full training script
+(its own masking module reads our observations unchanged; env runners, a Ray cluster, a frozen
+opponent, checkpoints, a learning curve).
 """
 
 from __future__ import annotations
@@ -52,7 +57,7 @@ def make_aec(game: str):
     from tbw_envs import junqi_v0, tbw_v0
 
     aec = tbw_v0.env(scenario="duel_5v5_8x8") if game == "tbw" else junqi_v0.env()
-    return RLlibObservationWrapper(aec)
+    return RLlibObservationWrapper(aec)  # glue 1: the class above
 
 
 def build_config(game: str, num_env_runners: int = 0):
@@ -68,7 +73,8 @@ def build_config(game: str, num_env_runners: int = 0):
     register_env(f"tbw_envs_{game}", lambda _config: PettingZooEnv(make_aec(game)))
     return (
         PPOConfig()
-        .environment(f"tbw_envs_{game}")
+        # RLlib's env pre-check steps one unmasked random action: illegal in our games.
+        .environment(f"tbw_envs_{game}", disable_env_checking=True)  # glue 2
         .env_runners(num_env_runners=num_env_runners)
         .multi_agent(policies={"shared"}, policy_mapping_fn=lambda agent_id, *a, **k: "shared")
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
@@ -82,21 +88,30 @@ def build_config(game: str, num_env_runners: int = 0):
 def run(game: str = "tbw", iterations: int = 1, num_env_runners: int = 0,
         address: str | None = None) -> dict:
     import ray
+    import torch
 
-    ray.init(address=address, ignore_reinit_error=True)
+    torch.set_num_threads(1)  # one torch thread per process (README, "Training")
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address, runtime_env={"env_vars": {"OMP_NUM_THREADS": "1"}})
     algo = build_config(game, num_env_runners).build_algo()
     try:
         for _ in range(iterations):
             result = algo.train()
     finally:
         algo.stop()
-    return {"iterations": iterations, "env_steps": result.get("num_env_steps_sampled_lifetime")}
+        if started:
+            ray.shutdown()
+    runners = result.get("env_runners", {})
+    return {"iterations": iterations,
+            "env_steps": runners.get("num_env_steps_sampled_lifetime"),
+            "episodes": runners.get("num_episodes_lifetime")}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=["tbw", "junqi"], default="tbw")
-    parser.add_argument("--iterations", type=int, default=2)
+    parser.add_argument("--iterations", type=int, default=1)
     parser.add_argument("--num-env-runners", type=int, default=0)
     parser.add_argument("--address", default=None,
                         help="Ray address: omit for a local Ray, 'auto' or ray://host:port")
