@@ -10,6 +10,10 @@ environments use:
   through the tile rotation ``t -> size - 1 - t`` (``Scenario.split_action`` / ``unit_action``).
 - Junqi: ``observation_planes(view)``, ``legal_mask_in_frame`` and ``action_to_absolute``.
   A deployment-phase view is played by the policy too (its planes and mask cover deployment).
+- Junqi with the evaluation prior (``scripts/train_ppo.py --eval-prior``; the policy is an
+  ``agents.eval_prior_net.EvalPriorPolicy``, which carries the prior's settings): the Dict
+  observation of ``agents.eval_prior.EvalPriorObservation``, whose ``eval_scores`` the agent
+  computes from the view it is handed (``EvalPrior.scores(view)``).
 
 The arena builds a new agent for every game, so loaded models are cached per file (path,
 size and modification time). torch and sb3-contrib are imported only when a model is loaded:
@@ -102,11 +106,20 @@ class _TBWCodec:
 
 
 class _JunqiCodec:
-    def encode(self, view) -> tuple[np.ndarray, np.ndarray]:
+    def __init__(self, prior: Any = None):
+        self.prior = prior  # an agents.eval_prior.EvalPrior: Dict observations with its scores
+
+    def encode(self, view) -> tuple[Any, np.ndarray]:
         from tbw_envs.junqi.encoding import legal_mask_in_frame, observation_planes
 
         mask = legal_mask_in_frame(view.legal_actions(), view.player).astype(bool)
-        return observation_planes(view), mask
+        planes = observation_planes(view)
+        if self.prior is None:
+            return planes, mask
+        from agents.eval_prior import SCORES_KEY
+
+        return {"observation": planes, "action_mask": mask.astype(np.int8),
+                SCORES_KEY: self.prior.scores(view, mask.shape[0])}, mask
 
     def to_core(self, view, action: int) -> int:
         from tbw_envs.junqi.encoding import action_to_absolute
@@ -166,7 +179,19 @@ class PPOAgent:
         if game is not None and game not in GAMES:
             raise ValueError(f"PPOAgent: model trained on unknown game {game!r}")
         self.flip = _as_bool(self.game_info.get("flip_perspective", True), "flip_perspective")
-        self.observation_shape = tuple(policy.observation_space.shape)
+        # An EvalPriorPolicy carries the evaluation prior's settings (saved in model.zip).
+        prior_settings = getattr(policy, "eval_prior", None)
+        self.prior = None
+        if prior_settings is not None:
+            if game not in (None, "junqi"):
+                raise ValueError(f"PPOAgent: an evaluation-prior model plays Junqi, not {game}")
+            from agents.eval_prior import as_eval_prior
+
+            self.prior = as_eval_prior(prior_settings)
+            self.game_info.setdefault("game", "junqi")
+            self.observation_shape = tuple(policy.observation_space["observation"].shape)
+        else:
+            self.observation_shape = tuple(policy.observation_space.shape)
         self.num_actions = int(policy.action_space.n)
         self._rng = np.random.default_rng(seed)
         self._codecs: dict[int, Any] = {}
@@ -193,19 +218,22 @@ class PPOAgent:
         key = id(view.scenario) if game == "tbw" else 0
         codec = self._codecs.get(key)
         if codec is None:
-            codec = _TBWCodec(view.scenario, self.flip) if game == "tbw" else _JunqiCodec()
+            codec = (_TBWCodec(view.scenario, self.flip) if game == "tbw"
+                     else _JunqiCodec(self.prior))
             self._codecs[key] = codec
         return codec
 
-    def encode(self, view) -> tuple[np.ndarray, np.ndarray]:
+    def encode(self, view) -> tuple[Any, np.ndarray]:
         """The learner's observation and boolean legal mask for ``view``, in the frame of the
-        player to move (what the wrapper gives the learner in that seat)."""
+        player to move (what the wrapper gives the learner in that seat): planes, or for an
+        evaluation-prior model the Dict ``{"observation", "action_mask", "eval_scores"}``."""
         obs, mask = self._codec(view).encode(view)
-        if obs.shape != self.observation_shape or mask.shape != (self.num_actions,):
+        planes = obs["observation"] if isinstance(obs, dict) else obs
+        if planes.shape != self.observation_shape or mask.shape != (self.num_actions,):
             where = f"scenario {view.scenario.name!r}" if hasattr(view, "scenario") else "this game"
             raise ValueError(
                 f"PPOAgent: the model expects observations {self.observation_shape} and "
-                f"{self.num_actions} actions; {where} gives {obs.shape} and {mask.shape[0]}"
+                f"{self.num_actions} actions; {where} gives {planes.shape} and {mask.shape[0]}"
             )
         return obs, mask
 
@@ -213,11 +241,16 @@ class PPOAgent:
         """The policy's masked action distribution for ``view`` (in the player's frame)."""
         return self._probabilities(*self.encode(view))
 
-    def _probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def _probabilities(self, obs: Any, mask: np.ndarray) -> np.ndarray:
         import torch
 
         with torch.no_grad():
-            tensor = torch.as_tensor(obs[None], device=self.policy.device)
+            device = self.policy.device
+            if isinstance(obs, dict):
+                tensor = {key: torch.as_tensor(value[None], device=device).float()
+                          for key, value in obs.items()}
+            else:
+                tensor = torch.as_tensor(obs[None], device=device)
             distribution = self.policy.get_distribution(tensor, action_masks=mask[None])
             return distribution.distribution.probs[0].cpu().numpy().astype(np.float64)
 

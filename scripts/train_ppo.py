@@ -20,6 +20,15 @@ throughput). Play the result in the arena:
 
 torch runs on one thread unless ``--threads`` says otherwise: on a 2-core machine torch's default
 threading made MaskablePPO about 30 times slower for these small networks.
+
+Junqi only, ``--eval-prior``: the policy learns on top of the move evaluation. The env adds the
+evaluation's normalised score of every legal move to a Dict observation
+(``agents.eval_prior``; ``--prior-temperature`` piece-value units per logit, clipped at
+``--prior-clip`` logits) and the policy's logits are ``beta * scores + net(planes)``
+(``agents.eval_prior_net.EvalPriorPolicy``; ``beta`` learned from ``--prior-beta``, the net's
+correction starting near zero), so the untrained policy plays like ``greedy``; it is saved as
+``checkpoints/ppo_0_steps.zip``, the baseline. The saved models carry the prior's settings;
+``ppo:path=...`` rebuilds the scores from its views.
 """
 
 from __future__ import annotations
@@ -165,8 +174,18 @@ def make_env(args, opponent):
     if args.game == "tbw":
         return make_tbw_single(scenario=args.scenario, opponent=opponent,
                                learner_seat=args.learner_seat)
-    return make_junqi_single(opponent=opponent, learner_seat=args.learner_seat,
-                             rules=args.rules, deployment=args.deployment)
+    env = make_junqi_single(opponent=opponent, learner_seat=args.learner_seat,
+                            rules=args.rules, deployment=args.deployment)
+    if getattr(args, "eval_prior", False):
+        from agents.eval_prior import EvalPriorObservation
+
+        env = EvalPriorObservation(env, eval_prior_settings(args))
+    return env
+
+
+def eval_prior_settings(args) -> dict[str, Any]:
+    """The ``agents.eval_prior.EvalPrior`` settings of ``--eval-prior``."""
+    return {"temperature": args.prior_temperature, "clip": args.prior_clip}
 
 
 def new_game_factory(args):
@@ -307,6 +326,15 @@ def parse_args(argv=None):
                    help="torch threads (0: torch's default, slow on small shared machines)")
     p.add_argument("--init", default=None,
                    help="start from this model.zip's weights (same --policy and board)")
+    p.add_argument("--eval-prior", action="store_true",
+                   help="Junqi: logits = beta * move-evaluation scores + CNN correction "
+                        "(agents.eval_prior_net); the untrained policy plays like greedy")
+    p.add_argument("--prior-beta", type=float, default=2.0,
+                   help="--eval-prior: initial beta (learned)")
+    p.add_argument("--prior-temperature", type=float, default=2.0,
+                   help="--eval-prior: piece-value units of score per logit (before beta)")
+    p.add_argument("--prior-clip", type=float, default=15.0,
+                   help="--eval-prior: lowest normalised score, in logits (before beta)")
     # PPO
     p.add_argument("--n-steps", type=int, default=1024, help="rollout steps per env")
     p.add_argument("--batch-size", type=int, default=256)
@@ -343,6 +371,17 @@ def parse_args(argv=None):
     ):
         problems.append("--opponent-weights needs one non-negative weight per --opponent entry, "
                         "not all zero")
+    if args.eval_prior:
+        if args.game != "junqi":
+            problems.append("--eval-prior exists for Junqi only (the move evaluation it adds "
+                            "to the observation is Junqi's); TBW has no such prior")
+        if args.policy != "cnn":
+            problems.append("--eval-prior uses the CNN over the planes (--policy cnn)")
+        for name in ("prior_beta", "prior_temperature", "prior_clip"):
+            value = getattr(args, name)
+            if not math.isfinite(value) or value <= 0:
+                problems.append(f"--{name.replace('_', '-')} must be a positive number, "
+                                f"got {value}")
     if problems:
         p.error("; ".join(problems))
     args.eval_games += args.eval_games % 2
@@ -385,11 +424,19 @@ def main(argv=None) -> int:
     keywords = ("learner", "end_reason") if args.game == "junqi" else ("learner", "turn")
     vec_env = VecMonitor(vec_env, filename=str(out / "monitor.csv"), info_keywords=keywords)
 
+    if args.eval_prior:
+        from agents.eval_prior_net import EvalPriorPolicy, eval_prior_policy_kwargs
+
+        policy_class: Any = EvalPriorPolicy
+        policy_kwargs = eval_prior_policy_kwargs(eval_prior_settings(args),
+                                                 beta_init=args.prior_beta)
+    else:
+        policy_class, policy_kwargs = "MlpPolicy", policy_kwargs_for(args.policy)
     model = MaskablePPO(
-        "MlpPolicy", vec_env, n_steps=args.n_steps, batch_size=args.batch_size,
+        policy_class, vec_env, n_steps=args.n_steps, batch_size=args.batch_size,
         n_epochs=args.n_epochs, learning_rate=args.lr, gamma=args.gamma,
         gae_lambda=args.gae_lambda, ent_coef=args.ent_coef, clip_range=args.clip_range,
-        policy_kwargs=policy_kwargs_for(args.policy), seed=args.seed, device="cpu", verbose=0,
+        policy_kwargs=policy_kwargs, seed=args.seed, device="cpu", verbose=0,
     )
     if args.init:
         model.set_parameters(args.init, exact_match=True, device="cpu")
@@ -399,18 +446,26 @@ def main(argv=None) -> int:
     setattr(model, GAME_INFO_ATTRIBUTE, {
         "game": args.game, "scenario": args.scenario if args.game == "tbw" else None,
         "rules": args.rules if args.game == "junqi" else None, "flip_perspective": True,
-        "policy": args.policy,
+        "policy": args.policy, "eval_prior": bool(args.eval_prior),
     })
     if pool is not None:
         pool.add(model.policy, 0)
+    if args.eval_prior and not args.init:
+        # The untrained policy (greedy's moves plus a near-zero correction): the baseline that
+        # says what training added.
+        (out / "checkpoints").mkdir(exist_ok=True)
+        model.save(out / "checkpoints" / "ppo_0_steps.zip")
 
     eval_path = out / "eval.csv"
     with eval_path.open("w", newline="") as f:
         csv.DictWriter(f, EVAL_FIELDS).writeheader()
     eval_seed = [10_000]
+    beta_history: list[tuple[int, float]] = []  # --eval-prior: the learned beta at each eval
 
     def run_evaluations(timesteps: int) -> list[dict[str, Any]]:
         rows = []
+        if args.eval_prior:
+            beta_history.append((timesteps, round(float(model.policy.beta.detach()), 4)))
         for opponent in args.eval_opponents:
             if args.eval_games == 0:
                 break
@@ -473,7 +528,8 @@ def main(argv=None) -> int:
             if self.bar is not None:
                 self.bar.close()
 
-    title = (f"MaskablePPO ({args.policy}) on {args.game} {variant} vs "
+    title = (f"MaskablePPO ({args.policy}{', eval prior' if args.eval_prior else ''}) on "
+             f"{args.game} {variant} vs "
              f"{' + '.join(args.opponent)}, seed {args.seed}")
     checkpoints = CheckpointCallback(save_freq=max(args.checkpoint_every // args.envs, 1),
                                      save_path=str(out / "checkpoints"), name_prefix="ppo")
@@ -494,6 +550,8 @@ def main(argv=None) -> int:
         "steps_per_second": round(model.num_timesteps / train_seconds, 1),
         "final_eval_seconds": round(eval_seconds, 1),
         "episodes": len(episodes), "final_eval": final,
+        "eval_prior": {"settings": eval_prior_settings(args), "beta_init": args.prior_beta,
+                       "beta_at_evaluations": beta_history} if args.eval_prior else None,
         "pool": None if pool is None else {"snapshot_steps": pool.steps,
                                            "episodes_per_snapshot": dict(pool.games_against)},
         "machine": {"python": platform.python_version(), "torch": torch.__version__,
