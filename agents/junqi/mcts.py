@@ -31,7 +31,11 @@ Whitehouse 2012)
     apart. Selection uses availability counts (a move's ``n'`` counts the visits in which it was
     legal). Children are widened progressively in evaluation order (``widen_base`` +
     sqrt(visits) moves), the tree has no depth cap, and leaves are scored like UCB&MCTS's after
-    an evaluation-guided simulation to an even horizon of at least ``horizon`` plies.
+    an evaluation-guided simulation to an even horizon of at least ``horizon`` plies. Every
+    edge starts with ``prior_visits`` (5) virtual visits worth the evaluation's score of its
+    move: the search starts from the one-ply choice, which alone beats a 4-ply search over
+    sampled worlds, and leaves it only on evidence (docs/results.md: 0.625 against UCB&MCTS at
+    equal time over 200 games, 0.52 without the prior).
 
 Budgets: ``iterations=N`` (deterministic under a seed) or ``seconds=S`` per move (checked after
 every iteration, so a move overruns by at most one iteration); the belief is built inside it.
@@ -372,9 +376,9 @@ class _InfoSetNode:
 class ISMCTSAgent(_DeterminizedSearch):
     """Single-observer information-set MCTS over the belief's determinizations.
 
-    ``prior_visits`` > 0 starts every edge with that many virtual visits worth the evaluation's
-    score of the move (from the mover's side), so the search begins from the one-ply choice and
-    leaves it only on evidence.
+    ``prior_visits`` (default 5; 0 turns it off) starts every edge with that many virtual visits
+    worth the evaluation's score of the move (from the mover's side), so the search begins from
+    the one-ply choice and leaves it only on evidence.
 
     ``opponent="evaluation"`` models the opponent inside the tree as a player of the move
     evaluation with its own public deductions: at its nodes it plays, among the widened
@@ -388,7 +392,7 @@ class ISMCTSAgent(_DeterminizedSearch):
 
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
                  cof: float = 10.0, widen_base: int = 3, horizon: int = 4, sample_k: int = 4,
-                 prior_visits: float = 0.0, opponent: str = "search",
+                 prior_visits: float = 5.0, opponent: str = "search",
                  belief: str | None = "count", weights="default", seed: int | None = None,
                  layout: str = "random", leaf: str = "material"):
         super().__init__(iterations, seconds, belief=belief, weights=weights, seed=seed,
