@@ -28,13 +28,43 @@ Decomposition. Every term except material and victory is a sum over our units of
 depends only on the unit's tile and on which enemies are alive; material and victory depend only
 on the Hp vector. ``decompose(root, side)`` returns exactly that split (``Decomposition``), and
 the exact solver relies on it: it is only used when the evaluation provides it, and the tests
-check ``decomposition.value(state) == evaluate(state, side)`` on random states.
+check ``decomposition.value(state) == evaluate(state, side)`` on random states, for any weights.
+
+Features and weights. Without ``tile_bonus`` the evaluation is linear in six named features,
+``DefaultEvaluation(...)(state, side) == weights . features(state, side)`` (``FEATURE_NAMES``;
+the tile bonus, when given, is added on top). Each feature is the plain quantity, its sign in
+the weight:
+
+* ``material``: ``sum(Hp x ATK)`` of our living units minus theirs (default weight 1,
+  the field ``material_weight``);
+* ``kills``: the summed ATK of their dead units minus that of ours (5, ``kill_bonus``);
+* ``victory``: +1 they have lost, -1 we have, 0 otherwise (1e6, ``win_value``);
+* ``leader_threat``: the threat sum (see leader safety) on our living leaders (-2,
+  ``-leader_weight``);
+* ``exposure``: the threat sum on every living unit of ours (-2, ``-exposure_weight``);
+* ``distance``: the summed board distance from each of our living units to the nearest living
+  enemy (-0.1, ``-position_weight``).
+
+The weights are data: ``configs/agents/tbw_eval_default.yaml`` holds the defaults above,
+``tbw_eval_tuned.yaml`` the ones Q-learning tuned (``agents.tbw.tuning``), and
+``load_evaluation("default" | "tuned" | path)`` builds the evaluation from a file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from tbw_envs.configs_path import configs_dir
+
+FEATURE_NAMES = ("material", "kills", "victory", "leader_threat", "exposure", "distance")
+NUM_FEATURES = len(FEATURE_NAMES)
 
 
 class Decomposition:
@@ -63,7 +93,9 @@ class Decomposition:
 
 @dataclass(frozen=True)
 class DefaultEvaluation:
-    """Material, victory, leader safety and position (see the module docstring)."""
+    """Material, victory, leader safety and position (see the module docstring). The fields
+    keep the sign they always had (penalties positive); ``weights`` / ``from_weights`` speak
+    the signed feature weights of ``FEATURE_NAMES``."""
 
     kill_bonus: float = 5.0
     win_value: float = 1_000_000.0
@@ -71,11 +103,46 @@ class DefaultEvaluation:
     exposure_weight: float = 2.0
     position_weight: float = 0.1
     tile_bonus: tuple[float, ...] | None = None
+    material_weight: float = 1.0
 
     decomposable = True
 
     def __call__(self, state, side: int) -> float:
         return self.decompose(state, side).value(state)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The signed weights in ``FEATURE_NAMES`` order: ``self(state, side) ==
+        weights @ features(state, side)`` (plus the tile bonus, if any)."""
+        return np.array([
+            self.material_weight, self.kill_bonus, self.win_value, -self.leader_weight,
+            -self.exposure_weight, -self.position_weight,
+        ])  # fmt: skip
+
+    def weight_dict(self) -> dict[str, float]:
+        return dict(zip(FEATURE_NAMES, map(float, self.weights), strict=True))
+
+    @classmethod
+    def from_weights(cls, weights, tile_bonus: tuple[float, ...] | None = None,
+                     source: str = "weights") -> DefaultEvaluation:
+        """The evaluation with signed feature weights: a mapping naming every feature of
+        ``FEATURE_NAMES`` exactly once, or a vector in that order. Weights must be finite and
+        the victory weight positive (a win must outscore every other plan)."""
+        vector = _weight_vector(weights, source)
+        material, kills, victory, leader, exposure, distance = vector
+        if not victory > 0:
+            raise ValueError(f"{source}: the victory weight must be positive, got {victory}")
+        return cls(kill_bonus=kills, win_value=victory, leader_weight=-leader,
+                   exposure_weight=-exposure, position_weight=-distance, tile_bonus=tile_bonus,
+                   material_weight=material)
+
+    def with_weights(self, weights, source: str = "weights") -> DefaultEvaluation:
+        """A copy with other weights (a full mapping or vector, as ``from_weights``); the tile
+        bonus stays."""
+        return DefaultEvaluation.from_weights(weights, self.tile_bonus, source)
+
+    def features(self, state, side: int) -> np.ndarray:
+        return features(state, side)
 
     def decompose(self, root, side: int) -> Decomposition:
         return _DefaultDecomposition(self, root, side)
@@ -105,7 +172,9 @@ class _DefaultDecomposition(Decomposition):
             for u in ids:
                 atk = sc.units[u].type.atk
                 if hp[u] > 0:
-                    total += sign * hp[u] * atk
+                    # material_weight is 1 by default, and x 1.0 is exact: the default sums
+                    # are bit for bit what they were before the weight existed.
+                    total += sign * w.material_weight * hp[u] * atk
                 else:
                     total -= sign * w.kill_bonus * atk
             if sc.win != "none" and ids:
@@ -119,8 +188,8 @@ class _DefaultDecomposition(Decomposition):
     def linear_hp_coefficients(self) -> dict[int, float]:
         """For the compiled kernel: ``base(hp) == sum(coef[u] * hp[u] for living enemies u)``
         plus a value that depends only on which units are dead (ours cannot die in our turn)."""
-        sc = self.scenario
-        return {u: -float(sc.units[u].type.atk) for u in sc.side_units[1 - self.side]}
+        sc, w = self.scenario, self.weights
+        return {u: -w.material_weight * sc.units[u].type.atk for u in sc.side_units[1 - self.side]}
 
     def unit_table(self, uid: int, alive: frozenset[int]) -> tuple[float, ...]:
         key = (uid, alive)
@@ -166,3 +235,136 @@ def decomposition_of(evaluate, root, side: int) -> Decomposition | None:
     if getattr(evaluate, "decomposable", False) and hasattr(evaluate, "decompose"):
         return evaluate.decompose(root, side)
     return None
+
+
+# ---------------------------------------------------------------------------------- features
+def features(state, side: int) -> np.ndarray:
+    """The named features of ``state`` for ``side`` (``FEATURE_NAMES``, see the module doc),
+    computed straight from the state, independently of the decomposition's tables."""
+    sc = state.scenario
+    dist = sc.board.distance_table
+    hp, pos = state.hp, state.pos
+    material = kills = 0.0
+    lost = [False, False]
+    for s in (0, 1):
+        sign = 1.0 if s == side else -1.0
+        ids = sc.side_units[s]
+        for u in ids:
+            atk = sc.units[u].type.atk
+            if hp[u] > 0:
+                material += sign * hp[u] * atk
+            else:
+                kills -= sign * atk
+        if sc.win != "none" and ids:
+            lost[s] = all(hp[u] <= 0 for u in ids) or (
+                sc.win == "leader" and any(sc.units[u].leader and hp[u] <= 0 for u in ids)
+            )
+    victory = 0.0
+    if lost[0] != lost[1]:
+        victory = 1.0 if lost[1 - side] else -1.0
+    # Enemies as (tile, reach, ATK); reach = movement + maximum range, terrain ignored.
+    enemies = [
+        (pos[e], sc.units[e].type.move + sc.units[e].type.range_max, sc.units[e].type.atk)
+        for e in sc.side_units[1 - side] if hp[e] > 0
+    ]
+    leader_threat = exposure = distance = 0.0
+    if enemies:
+        for u in sc.side_units[side]:
+            if hp[u] <= 0:
+                continue
+            d = dist[pos[u]]
+            threat = sum(atk for p, reach, atk in enemies if d[p] <= reach)
+            exposure += threat
+            if sc.units[u].leader:
+                leader_threat += threat
+            distance += min(d[p] for p, _, _ in enemies)
+    return np.array([material, kills, victory, leader_threat, exposure, distance])
+
+
+def _weight_vector(weights, source: str) -> tuple[float, ...]:
+    """Signed weights in ``FEATURE_NAMES`` order from a mapping or a vector, checked."""
+    if isinstance(weights, Mapping):
+        unknown = sorted(str(k) for k in set(weights) - set(FEATURE_NAMES))
+        if unknown:
+            raise ValueError(f"{source}: unknown feature(s) {unknown}; the TBW evaluation's "
+                             f"features are {list(FEATURE_NAMES)}")
+        missing = [f for f in FEATURE_NAMES if f not in weights]
+        if missing:
+            raise ValueError(f"{source}: missing weight(s) for {missing}; every feature of "
+                             f"{list(FEATURE_NAMES)} needs one")
+        raw = [(name, weights[name]) for name in FEATURE_NAMES]
+    else:
+        values = list(np.asarray(weights, dtype=float).ravel())
+        if len(values) != NUM_FEATURES:
+            raise ValueError(f"{source}: expected {NUM_FEATURES} weights "
+                             f"({list(FEATURE_NAMES)}), got {len(values)}")
+        raw = list(zip(FEATURE_NAMES, values, strict=True))
+    vector = []
+    for name, value in raw:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+            raise ValueError(f"{source}: weight {name!r} must be a number, got {value!r}")
+        if not math.isfinite(float(value)):
+            raise ValueError(f"{source}: weight {name!r} must be finite, got {value!r}")
+        vector.append(float(value))
+    return tuple(vector)
+
+
+# ---------------------------------------------------------------------------------- files
+def weights_path(name: str) -> Path:
+    """``configs/agents/tbw_eval_<name>.yaml``."""
+    return configs_dir() / "agents" / f"tbw_eval_{name}.yaml"
+
+
+def available_weights() -> list[str]:
+    return sorted(p.stem.removeprefix("tbw_eval_")
+                  for p in (configs_dir() / "agents").glob("tbw_eval_*.yaml"))
+
+
+def load_evaluation(spec=None) -> DefaultEvaluation:
+    """The evaluation with weights from a name (``default``, ``tuned``: the files
+    ``configs/agents/tbw_eval_<name>.yaml``), a YAML path, a mapping of feature weights, or a
+    ``DefaultEvaluation`` (returned as is). None means ``default``."""
+    if spec is None:
+        spec = "default"
+    if isinstance(spec, DefaultEvaluation):
+        return spec
+    if isinstance(spec, Mapping):
+        return DefaultEvaluation.from_weights(spec, source="TBW evaluation weights")
+    if not isinstance(spec, (str, Path)):
+        raise ValueError("TBW evaluation weights must be a name (default, tuned), a YAML path, "
+                         f"a mapping or a DefaultEvaluation, got {spec!r}")
+    path = Path(spec)
+    if path.suffix not in (".yaml", ".yml"):
+        path = weights_path(str(spec))
+        if not path.is_file():
+            raise ValueError(f"unknown TBW evaluation weights {str(spec)!r}; available: "
+                             f"{available_weights()}, or a path to a .yaml file")
+    if not path.is_file():
+        raise ValueError(f"TBW evaluation weights file {str(path)!r} does not exist")
+    stat = path.stat()
+    # Keyed by the file's identity and modification, so a re-tuned file is read again.
+    return _read_weights_file(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=16)
+def _read_weights_file(path: str, mtime_ns: int, size: int) -> DefaultEvaluation:
+    from tbw_envs.yaml_loader import load_yaml
+
+    data = load_yaml(path)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: the top level must be a mapping with 'weights'")
+    unknown = sorted(set(data) - {"name", "weights"})
+    if unknown:
+        raise ValueError(f"{path}: unknown field(s) {unknown}; expected 'name' and 'weights'")
+    if not isinstance(data.get("weights"), dict):
+        raise ValueError(f"{path}: 'weights' must map each of {list(FEATURE_NAMES)} to a number")
+    return DefaultEvaluation.from_weights(data["weights"], source=path)
+
+
+def save_weights(evaluation: DefaultEvaluation, path, name: str, comment: str = "") -> None:
+    """Write ``evaluation``'s weights as a file ``load_evaluation`` reads back exactly."""
+    if evaluation.tile_bonus is not None:
+        raise ValueError("a tile bonus is not a named feature and cannot be saved as weights")
+    header = "".join(f"# {line}\n" for line in comment.splitlines())
+    body = yaml.safe_dump({"name": name, "weights": evaluation.weight_dict()}, sort_keys=False)
+    Path(path).write_text(header + body, encoding="utf-8")

@@ -1,0 +1,425 @@
+"""Q-learning of the TBW evaluation weights (``scripts/tune_weights.py --game tbw``).
+
+The single-turn search (``agents.tbw.search``) picks the plan whose end-of-turn state scores
+highest under ``DefaultEvaluation``, which is linear in named features
+(``agents.tbw.evaluation.FEATURE_NAMES``). Read as a value of afterstates,
+``V(s') = w . phi(s')``, the weights can be learned by TD (``agents.linear_q``). Choices, and
+why:
+
+* **Afterstates**: one decision is a whole turn; its afterstate is the state after our plan.
+  The one-step TD target of our afterstate is ``discount x`` the value of the next afterstate
+  the greedy plan would reach at our next turn (Q-learning: the max over our next plans, which
+  is what the search returns), or of the end of the game when it ends before that. Games last
+  15 to 40 of our turns and the only reward is the result, so by default the targets are
+  lambda-returns (``trace_decay`` 0.8, cut at exploring turns as in Watkins's Q(lambda)),
+  which carry the result back faster than one-step targets; updates come after each game.
+* **Features** are the evaluation's own, so the tuned weights drop into every agent that reads
+  ``weights=tuned``. ``victory`` is not learned: it is the terminal signal (a finished game's
+  value is ``win_reward x`` its result) and keeps its weight, so the search still takes every
+  win it sees. Its 1e6 is a "wins first" switch for the search, not a value on the learned
+  scale.
+* **State part**: a constant and the fraction of the turn limit used (``STATE_FEATURES``). Every
+  plan of one turn ends with the same values of both, so they never change which plan the search
+  picks, but they absorb the value level (a late position is worth less: the turn limit draws
+  it) that the feature weights would otherwise be bent to fit. Only the feature weights are
+  written out.
+* **Reward**: only the result, ``win_reward`` (+1, 0 or -1 times it) when the game ends;
+  ``win_reward`` sets the scale of the learned weights, and only their ratios change the play.
+* **Greedy plan**: ``plan_turn(state, algorithm, evaluate=current weights, budget=ops1)`` (a node
+  budget, so the run is deterministic on any machine). **Exploration**, with probability
+  epsilon (falling linearly over the run): the plan the search finds under weights perturbed
+  by a random factor ``exp(perturbation x N(0, 1))`` each (``"perturb"``: a plausible but
+  different plan), or random legal unit actions for the whole turn (``"random"``).
+* **Opponents**: each episode draws one from a pool of agent specs (``agents.registry``:
+  ``random``, ``greedy``, ``exact``, ...), or ``self``: the search with the current weights,
+  frozen for that episode. Seats alternate.
+* **Varied starts**: the scenarios are deterministic, and so are the search agents: without
+  variation every game from one scenario would repeat. Episodes cycle through ``scenarios``
+  and start with a random number (in ``opening_plies``) of uniformly random plies
+  (``agents.arena.random_opening``).
+* **Start** from the default weights, so training tunes them; the feature scales of the
+  learner are fixed by a warm-up sample of afterstates.
+
+Every episode's randomness derives from ``(seed, episode)``, so a run resumed from its
+checkpoint continues exactly as it would have without the stop (unless the resume raises
+``episodes``: the exploration schedule then stretches to the new length).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from agents.linear_q import LinearQ, feature_scales
+from agents.tbw.evaluation import FEATURE_NAMES, DefaultEvaluation, features, load_evaluation
+from agents.tbw.search import ALGORITHMS, DEFAULT_AGENT_BUDGET
+
+CHECKPOINT_FORMAT = "tbw-envs-tbw-tuning/1"
+FIXED_FEATURES = ("victory",)
+LEARNED_FEATURES = tuple(f for f in FEATURE_NAMES if f not in FIXED_FEATURES)
+STATE_FEATURES = ("baseline", "turn_used")
+EXPLORATIONS = ("perturb", "random")
+TUNING_SCENARIOS = ("duel_5v5_8x8", "hex_skirmish", "fire_emblem_5v5")
+
+
+@dataclass
+class TBWTuningConfig:
+    episodes: int = 900
+    step_size: float = 0.004
+    discount: float = 0.97
+    trace_decay: float = 0.8  # lambda of the lambda-returns; 0: one-step Q-learning
+    epsilon_start: float = 0.3
+    epsilon_end: float = 0.05
+    exploration: str = "perturb"
+    perturbation: float = 0.7  # log-normal spread of the exploring turn's weights
+    win_reward: float = 100.0
+    opponents: tuple[str, ...] = ("exact", "self")
+    scenarios: tuple[str, ...] = TUNING_SCENARIOS
+    opening_plies: tuple[int, int] = (0, 10)  # random plies before each game, drawn in [lo, hi]
+    algorithm: str = "exact"
+    budget: int = DEFAULT_AGENT_BUDGET  # ops1 per turn, for our plans and the "self" opponent
+    start_weights: str = "default"
+    eval_every: int = 100
+    eval_games: int = 60  # paired, spread over the scenarios: half the seeds, both seats
+    eval_opponent: str = "exact"
+    eval_opening_plies: int = 10  # as in the arena measurement (docs/results.md)
+    warmup_games: int = 2  # per scenario
+    seed: int = 0
+
+    def __post_init__(self):
+        for name in ("episodes", "eval_every", "eval_games", "warmup_games",
+                     "eval_opening_plies", "budget", "seed"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        if self.eval_games % 2:
+            raise ValueError(f"eval_games must be even (paired games), got {self.eval_games}")
+        if self.warmup_games < 1:
+            raise ValueError("warmup_games must be at least 1 (it sets the feature scales)")
+        if not 0.0 <= self.epsilon_end <= self.epsilon_start <= 1.0:
+            raise ValueError("need 0 <= epsilon_end <= epsilon_start <= 1, got "
+                             f"{self.epsilon_start} and {self.epsilon_end}")
+        for name in ("discount", "trace_decay"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)}")
+        for name in ("step_size", "win_reward"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a positive number, got {value!r}")
+        if not (math.isfinite(self.perturbation) and self.perturbation >= 0):
+            raise ValueError(f"perturbation must be a non-negative number, got "
+                             f"{self.perturbation!r}")
+        if self.exploration not in EXPLORATIONS:
+            raise ValueError(f"exploration must be one of {EXPLORATIONS}, got "
+                             f"{self.exploration!r}")
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}")
+        if not self.opponents:
+            raise ValueError("the opponent pool is empty")
+        if not self.scenarios:
+            raise ValueError("no scenarios to train on")
+        self.opponents = tuple(self.opponents)
+        self.scenarios = tuple(self.scenarios)
+        plies = tuple(self.opening_plies)
+        if (len(plies) != 2 or any(isinstance(p, bool) or not isinstance(p, int) for p in plies)
+                or not 0 <= plies[0] <= plies[1]):
+            raise ValueError(f"opening_plies must be two integers 0 <= lo <= hi, got "
+                             f"{self.opening_plies!r}")
+        self.opening_plies = plies
+
+    def epsilon(self, episode: int) -> float:
+        fraction = min(1.0, episode / max(1, self.episodes - 1))
+        return self.epsilon_start + fraction * (self.epsilon_end - self.epsilon_start)
+
+
+@dataclass
+class TuningHistory:
+    """The learning curve: per evaluation point, the episode, the score against the fixed
+    opponent (overall and per scenario) and the weights; per episode, the mean absolute TD
+    error."""
+
+    evaluations: list[dict] = field(default_factory=list)
+    td_errors: list[float] = field(default_factory=list)
+
+
+def _derive(seed: int, *parts) -> int:
+    from agents.arena import derive_seed
+
+    return derive_seed("tbw-tuning", seed, *parts)
+
+
+def _scenario(name: str):
+    from tbw_envs.tbw import load_scenario
+
+    return load_scenario(name)
+
+
+class TBWWeightTuner:
+    """Runs the Q-learning; ``run(progress)`` trains up to ``config.episodes``."""
+
+    def __init__(self, config: TBWTuningConfig):
+        self.config = config
+        self.base = load_evaluation(config.start_weights)
+        if self.base.tile_bonus is not None:
+            raise ValueError("a tile bonus is not a named feature; start from plain weights")
+        self.scenarios = {name: _scenario(name) for name in config.scenarios}
+        self.learner: LinearQ | None = None
+        self.episode = 0
+        self.history = TuningHistory()
+        self._learned = [FEATURE_NAMES.index(f) for f in LEARNED_FEATURES]
+
+    # -- features and weights
+    def row(self, afterstate, side: int) -> np.ndarray:
+        """The learner's features of a non-terminal afterstate: the learned evaluation
+        features, then the state part (``STATE_FEATURES``)."""
+        phi = features(afterstate, side)[self._learned]
+        limit = afterstate.scenario.max_turns
+        return np.concatenate([phi, [1.0, min(afterstate.turn, limit) / limit]])
+
+    def weight_dict(self) -> dict[str, float]:
+        """Every weight of the evaluation (the fixed ones included) by feature name."""
+        weights = self.base.weight_dict()
+        if self.learner is not None:
+            learned = self.learner.weights[: len(LEARNED_FEATURES)]
+            weights.update(zip(LEARNED_FEATURES, map(float, learned), strict=True))
+        return weights
+
+    def current_evaluation(self) -> DefaultEvaluation:
+        return DefaultEvaluation.from_weights(self.weight_dict(), source="tuned weights")
+
+    def _afterstate_value(self, afterstate, side: int) -> float:
+        if afterstate.is_terminal():
+            return self.config.win_reward * afterstate.returns()[side]
+        return self.learner.value(self.row(afterstate, side))
+
+    # -- plans
+    def _plan(self, state, evaluation: DefaultEvaluation) -> list[int]:
+        from agents.tbw.search import plan_turn
+
+        result = plan_turn(state, self.config.algorithm, evaluate=evaluation,
+                           budget=self.config.budget)
+        return list(result.actions) or [state.end_turn_action]
+
+    def _exploring_plan(self, state, rng: random.Random) -> list[int]:
+        if self.config.exploration == "perturb":
+            weights = self.weight_dict()
+            for name in LEARNED_FEATURES:
+                weights[name] *= math.exp(self.config.perturbation * rng.gauss(0.0, 1.0))
+            return self._plan(state, DefaultEvaluation.from_weights(weights))
+        # "random": uniformly random unit actions until the turn passes.
+        probe, side, actions = state.clone(), state.current_side, []
+        while not probe.is_terminal() and probe.current_side == side:
+            legal = probe.legal_actions()
+            choice = rng.choice(legal[:-1] if len(legal) > 1 else legal)
+            probe.apply(choice)
+            actions.append(choice)
+        return actions
+
+    @staticmethod
+    def _after(state, actions: list[int]):
+        """The state after ``actions``; END_TURN added if the turn has not passed yet."""
+        after = state.clone()
+        side = state.current_side
+        for action in actions:
+            after.apply(action)
+        if not after.is_terminal() and after.current_side == side:
+            after.apply(after.end_turn_action)
+        return after
+
+    def _start(self, name: str, plies: int, seed: int):
+        from agents.arena import random_opening
+
+        state = self.scenarios[name].initial_state()
+        random_opening(state, plies, seed)
+        return state
+
+    def _opponent(self, spec: str, seed: int):
+        from agents.registry import make_agent
+        from agents.tbw.search import TBWSearchAgent
+
+        if spec == "self":
+            agent = TBWSearchAgent(self.config.algorithm, evaluate=self.current_evaluation(),
+                                   budget=self.config.budget, name="self")
+        else:
+            agent = make_agent(spec, seed=seed, game="tbw")
+        agent.reset(seed)
+        return agent
+
+    # -- the pieces of a run
+    def warm_up(self) -> None:
+        """Fix the feature scales from the afterstates of a few games of the starting weights'
+        search against greedy, per scenario (greedy closes in, so fights happen)."""
+        from agents.tbw.search import TBWSearchAgent
+
+        rows = []
+        for name in self.config.scenarios:
+            for game in range(self.config.warmup_games):
+                seed = _derive(self.config.seed, "warmup", name, game)
+                state = self._start(name, self.config.opening_plies[1], seed)
+                ours = game % 2
+                players = {ours: TBWSearchAgent(self.config.algorithm, evaluate=self.base,
+                                                budget=self.config.budget),
+                           1 - ours: self._opponent("greedy", seed)}
+                while not state.is_terminal():
+                    side = state.current_side
+                    state.apply(players[side].act(state.view(side)))
+                    if state.current_side != side and not state.is_terminal():
+                        rows.append(self.row(state, side))
+        if not rows:
+            raise RuntimeError("the warm-up games produced no afterstate to scale features by")
+        start = list(self.base.weights[self._learned]) + [0.0] * len(STATE_FEATURES)
+        self.learner = LinearQ(start, feature_scales(np.vstack(rows)), self.config.step_size,
+                               LEARNED_FEATURES + STATE_FEATURES)
+
+    def play_episode(self, episode: int) -> float:
+        """One training game, then its updates; returns their mean absolute TD error.
+
+        The weights stay fixed during the game (ours and the ``self`` opponent's); the updates
+        come after it, one per afterstate of ours, toward its lambda-return (``trace_decay``):
+        ``G_t = discount x ((1 - lambda) x v_t + lambda x G_t+1)``, where ``v_t`` is the value
+        of the greedy plan's afterstate at our next turn (or of the end of the game). The return
+        is cut (``G_t = discount x v_t``) where the next turn explored, as in Watkins's Q(lambda):
+        an exploring turn says nothing about the greedy policy's value. lambda = 0 is one-step
+        Q-learning."""
+        config, learner = self.config, self.learner
+        rng = random.Random(_derive(config.seed, "episode", episode))
+        name = config.scenarios[episode % len(config.scenarios)]
+        seat = (episode // len(config.scenarios)) % 2
+        plies = rng.randint(*config.opening_plies)
+        state = self._start(name, plies, _derive(config.seed, "opening", episode))
+        spec = config.opponents[rng.randrange(len(config.opponents))]
+        opponent = self._opponent(spec, _derive(config.seed, "opponent", episode))
+        epsilon = config.epsilon(episode)
+        evaluation = self.current_evaluation()
+        rows: list[np.ndarray] = []  # our non-terminal afterstates, in order
+        bootstrap: list[float] = []  # v_t of each row
+        cut: list[bool] = []  # whether row t's return stops at v_t
+        while not state.is_terminal():
+            side = state.current_side
+            if side != seat:
+                state.apply(opponent.act(state.view(side)))
+                continue
+            greedy = self._plan(state, evaluation)
+            greedy_after = self._after(state, greedy)
+            explore = rng.random() < epsilon
+            if rows:
+                bootstrap.append(self._afterstate_value(greedy_after, seat))
+                cut.append(explore or greedy_after.is_terminal())
+            chosen, after = greedy, greedy_after
+            if explore:
+                chosen = self._exploring_plan(state, rng)
+                after = self._after(state, chosen)
+            for action in chosen:
+                state.apply(action)
+            if not state.is_terminal() and state.current_side == seat:
+                state.apply(state.end_turn_action)
+            if after.is_terminal():
+                break
+            rows.append(self.row(after, seat))
+        if len(bootstrap) < len(rows):  # the game ended in the opponent's turn or at the limit
+            bootstrap.append(config.win_reward * state.returns()[seat])
+            cut.append(True)
+        returns = [0.0] * len(rows)
+        following = 0.0
+        for t in range(len(rows) - 1, -1, -1):
+            if cut[t]:
+                following = config.discount * bootstrap[t]
+            else:
+                following = config.discount * ((1.0 - config.trace_decay) * bootstrap[t]
+                                               + config.trace_decay * following)
+            returns[t] = following
+        errors = [learner.td_update(row, target) for row, target in zip(rows, returns,
+                                                                          strict=True)]
+        return float(np.mean(np.abs(errors))) if errors else 0.0
+
+    def evaluate(self) -> tuple[float, dict[str, float]]:
+        """Score of the current weights' search against ``eval_opponent`` over ``eval_games``
+        paired games spread over the scenarios (the same openings at every evaluation point):
+        the overall score and the score per scenario."""
+        from agents.tbw.search import TBWSearchAgent
+
+        config = self.config
+        pairs = config.eval_games // 2
+        points = {name: [] for name in config.scenarios}
+        for pair in range(pairs):
+            name = config.scenarios[pair % len(config.scenarios)]
+            seed = _derive(config.seed, "eval", pair)
+            for our_seat in (0, 1):
+                state = self._start(name, config.eval_opening_plies, seed)
+                ours = TBWSearchAgent(config.algorithm, evaluate=self.current_evaluation(),
+                                      budget=config.budget)
+                players = {our_seat: ours, 1 - our_seat: self._opponent(config.eval_opponent,
+                                                                        seed)}
+                while not state.is_terminal():
+                    side = state.current_side
+                    state.apply(players[side].act(state.view(side)))
+                points[name].append((state.returns()[our_seat] + 1.0) / 2.0)
+        every = [p for scores in points.values() for p in scores]
+        overall = sum(every) / max(1, len(every))
+        return overall, {n: sum(s) / len(s) for n, s in points.items() if s}
+
+    def _record_evaluation(self) -> None:
+        if self.config.eval_games == 0:
+            return
+        score, by_scenario = self.evaluate()
+        names = LEARNED_FEATURES + STATE_FEATURES
+        self.history.evaluations.append({
+            "episode": self.episode, "score": score, "scenarios": by_scenario,
+            "weights": dict(zip(names, map(float, self.learner.weights), strict=True)),
+        })  # fmt: skip
+
+    # -- the run
+    def run(self, on_episode: Callable[[int, float], None] | None = None,
+            checkpoint: Path | None = None, until: int | None = None) -> None:
+        """Train up to ``config.episodes`` (or stop at episode ``until``, as an interrupted run
+        would), saving ``checkpoint`` at every evaluation point and at the end."""
+        stop = self.config.episodes if until is None else min(until, self.config.episodes)
+        if self.learner is None:
+            self.warm_up()
+        if self.episode == 0 and not self.history.evaluations:
+            self._record_evaluation()
+        while self.episode < stop:
+            error = self.play_episode(self.episode)
+            self.episode += 1
+            self.history.td_errors.append(error)
+            if self.config.eval_every and self.episode % self.config.eval_every == 0:
+                self._record_evaluation()
+                if checkpoint is not None:
+                    self.save_checkpoint(checkpoint)
+            if on_episode is not None:
+                on_episode(self.episode, error)
+        if checkpoint is not None:
+            self.save_checkpoint(checkpoint)
+
+    # -- resuming
+    def save_checkpoint(self, path: Path) -> None:
+        data = {
+            "format": CHECKPOINT_FORMAT, "config": asdict(self.config), "episode": self.episode,
+            "learner": self.learner.state_dict() if self.learner is not None else None,
+            "history": asdict(self.history),
+        }  # fmt: skip
+        path = Path(path)
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(data), encoding="utf-8")
+        temporary.replace(path)  # a crash mid-write never leaves a half checkpoint
+
+    @classmethod
+    def from_checkpoint(cls, path: Path, episodes: int | None = None) -> TBWWeightTuner:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if data.get("format") != CHECKPOINT_FORMAT:
+            raise ValueError(f"{path}: not a TBW tuning checkpoint ({data.get('format')!r})")
+        config_fields = data["config"]
+        if episodes is not None:
+            config_fields["episodes"] = episodes
+        tuner = cls(TBWTuningConfig(**config_fields))
+        tuner.episode = int(data["episode"])
+        if data["learner"] is not None:
+            tuner.learner = LinearQ.from_state_dict(data["learner"])
+        tuner.history = TuningHistory(**data["history"])
+        return tuner
