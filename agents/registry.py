@@ -3,6 +3,8 @@
 A spec is ``name`` or ``name:key=value,key=value`` (values parsed as int, float or string),
 for example ``search:algorithm=exact``, ``search:algorithm=alg5,budget=20000``,
 ``ucbmcts:iterations=2000``, ``mcts:seconds=0.5`` or ``ppo:path=runs/ppo-tbw-.../model.zip``.
+Evaluation weights by name or YAML path: ``ucbmcts:weights=tuned``, ``exact:weights=tuned``
+(TBW: ``configs/agents/tbw_eval_<name>.yaml``, see ``agents.tbw.evaluation``).
 A name may mean a different agent in each game: ``greedy`` is the TBW script in TBW and the
 evaluation's one-ply choice in Junqi.
 """
@@ -45,7 +47,31 @@ def _search(**kw):
     from agents.tbw.search import TBWSearchAgent
 
     kw.pop("seed", None)
+    if "weights" in kw:  # exact:weights=tuned: the evaluation from configs/agents/tbw_eval_*.yaml
+        from agents.tbw.evaluation import load_evaluation
+
+        if "evaluate" in kw:
+            raise ValueError("give the search agent weights= or evaluate=, not both")
+        kw["evaluate"] = load_evaluation(kw.pop("weights"))
     return TBWSearchAgent(**kw)
+
+
+def _oep(**kw):
+    from agents.tbw.oep import OEPAgent
+
+    return OEPAgent(**kw)
+
+
+def _tree(**kw):
+    from agents.tbw.tree import TBWTreeAgent
+
+    if "weights" in kw:  # tree:weights=tuned, as for the single-turn searches
+        from agents.tbw.evaluation import load_evaluation
+
+        if "evaluate" in kw:
+            raise ValueError("give the tree agent weights= or evaluate=, not both")
+        kw["evaluate"] = load_evaluation(kw.pop("weights"))
+    return TBWTreeAgent(**kw)
 
 
 AGENT_FACTORIES: dict[str, Callable[..., Any]] = {
@@ -61,6 +87,10 @@ AGENT_FACTORIES: dict[str, Callable[..., Any]] = {
     "alg2": lambda **kw: _search(algorithm="alg2", **kw),
     # A MaskablePPO model from scripts/train_ppo.py: ppo:path=runs/ppo-tbw-.../model.zip
     "ppo": _ppo,
+    # Online Evolutionary Planning: oep:seconds=1 (anytime) or oep:generations=50 (reproducible)
+    "oep": _oep,
+    # Search across turns on whole-turn plans: tree:seconds=1 (anytime) or tree:solves=200
+    "tree": _tree,
 }
 # Per game, the factories whose name means another agent there than in AGENT_FACTORIES.
 GAME_FACTORIES: dict[str, dict[str, Callable[..., Any]]] = {
@@ -72,6 +102,8 @@ AGENT_GAMES: dict[str, tuple[str, ...]] = {
     "exact": ("tbw",), "alg5": ("tbw",), "alg2": ("tbw",),
     "mcts": ("junqi",), "ucbmcts": ("junqi",), "ismcts": ("junqi",),
     "ppo": ("tbw", "junqi"),
+    "oep": ("tbw",),
+    "tree": ("tbw",),
 }
 
 

@@ -358,16 +358,51 @@ def _two_argument_evaluation(evaluate):
 DEFAULT_AGENT_BUDGET = 1_000_000
 
 
-class TBWSearchAgent:
+class TurnPlanAgent:
+    """What every whole-turn planner shares: the plan is made at the first call of the turn
+    (``_plan(view)``, returning a result with ``.actions``) and its unit actions are handed out
+    one per call. Before each call the agent checks that the view is the state the plan expects
+    (its own clone advanced along the plan); if anything differs it plans again from the view.
+    """
+
+    last_result = None
+    _pending: list[int] | tuple = ()  # before the first plan
+    _expected = None
+
+    def _plan(self, view):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def _forget_plan(self) -> None:
+        self._pending: list[int] = []
+        self._expected = None  # the state the next pending action is planned for
+        self.last_result = None
+
+    def act(self, view) -> int:
+        if view.is_terminal():
+            raise ValueError(f"{type(self).__name__}.act: the game is over")
+        if not self._pending or not _same_state(self._expected, view):
+            self.last_result = self._plan(view)
+            self._pending = list(self.last_result.actions) or [view.end_turn_action]
+            self._expected = view.clone()
+        action = self._pending.pop(0)
+        if not self._expected.is_legal(action):  # defensive: never play an illegal action
+            self._pending = []
+            return view.end_turn_action
+        self._expected.apply(action)
+        if self._expected.current_side != view.current_side or self._expected.is_terminal():
+            self._pending = []
+        return action
+
+
+class TBWSearchAgent(TurnPlanAgent):
     """Plays each of its turns by a single-turn search (``plan_turn``).
 
     ``budget="default"`` is ``DEFAULT_AGENT_BUDGET`` ops1 per turn; ``budget=None`` searches
     without limit (exact on any map, however long it takes).
 
-    The plan is computed once, at the first call of the turn, and its unit actions are returned
-    one per call. Before each call the agent checks that the view is the state the plan expects
-    (its own clone advanced along the plan); if anything differs it plans again from the view.
-    With a ``budget`` the search is anytime: it returns the best plan found within the budget.
+    The plan is computed once per turn and handed out one unit action per call
+    (``TurnPlanAgent``). With a ``budget`` the search is anytime: it returns the best plan found
+    within the budget.
     """
 
     def __init__(self, algorithm: str = "exact", evaluate=None, budget="default",
@@ -380,33 +415,14 @@ class TBWSearchAgent:
         Budget.of(self.budget)  # fail early on a malformed budget
         self.kernel = kernel
         self.name = name or f"tbw_search_{algorithm}"
-        self.last_result: SearchResult | None = None
-        self._pending: list[int] = []
-        self._expected = None  # the state the next pending action is planned for
+        self._forget_plan()
 
     def reset(self, seed: int | None = None) -> None:
-        self._pending = []
-        self._expected = None
-        self.last_result = None
+        self._forget_plan()
 
-    def act(self, view) -> int:
-        if view.is_terminal():
-            raise ValueError("TBWSearchAgent.act: the game is over")
-        if not self._pending or not _same_state(self._expected, view):
-            self.last_result = plan_turn(
-                view, self.algorithm, evaluate=self.evaluate, budget=self.budget,
-                kernel=self.kernel,
-            )
-            self._pending = list(self.last_result.actions) or [view.end_turn_action]
-            self._expected = view.clone()
-        action = self._pending.pop(0)
-        if not self._expected.is_legal(action):  # defensive: never play an illegal action
-            self._pending = []
-            return view.end_turn_action
-        self._expected.apply(action)
-        if self._expected.current_side != view.current_side or self._expected.is_terminal():
-            self._pending = []
-        return action
+    def _plan(self, view) -> SearchResult:
+        return plan_turn(view, self.algorithm, evaluate=self.evaluate, budget=self.budget,
+                         kernel=self.kernel)
 
 
 def _same_state(a, b) -> bool:
