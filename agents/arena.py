@@ -973,10 +973,11 @@ class RoundRobinResult:
             )
 
         points, played = self.score_matrix()
-        short = [label[:14] for label in self.labels]
+        # Columns by number: long specs cut short would be ambiguous (two "ucbmcts:second").
+        short = [f"#{j + 1}" for j in range(len(self.labels))]
         matrix_rows = []
         for i, label in enumerate(self.labels):
-            matrix_rows.append([label] + [
+            matrix_rows.append([f"#{i + 1} {label}"] + [
                 "-" if played[i, j] == 0 else f"{points[i, j] / played[i, j]:.2f}"
                 for j in range(len(self.labels))
             ])
