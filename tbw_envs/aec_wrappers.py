@@ -234,6 +234,38 @@ class NoInfosWrapper(wrappers.BaseWrapper):
         return str(self.env)
 
 
+class FlatObservationsWrapper(wrappers.BaseWrapper):
+    """``{"observations": flat float32 planes, "action_mask": float32}`` per agent.
+
+    For RLlib, whose default encoders reject our Dict observation and whose example
+    ``ActionMaskingTorchRLModule`` reads ``obs["observations"]`` (flat) and
+    ``obs["action_mask"]`` (``scripts/integrations/rllib_ppo.py``)."""
+
+    def __init__(self, env: AECEnv):
+        super().__init__(env)
+        from gymnasium import spaces
+
+        self._spaces = {}
+        for agent in env.possible_agents:
+            inner = env.observation_space(agent)
+            size = int(np.prod(inner["observation"].shape))
+            self._spaces[agent] = spaces.Dict({
+                "observations": spaces.Box(0.0, 1.0, (size,), np.float32),
+                "action_mask": spaces.Box(0.0, 1.0, inner["action_mask"].shape, np.float32),
+            })
+
+    def observation_space(self, agent):
+        return self._spaces[agent]
+
+    def observe(self, agent):
+        obs = super().observe(agent)
+        return {"observations": obs["observation"].reshape(-1).astype(np.float32),
+                "action_mask": obs["action_mask"].astype(np.float32)}
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
 def turn_based_parallel(aec: AECEnv) -> ParallelEnv:
     """``aec`` (an ``env()``) as a parallel env: each step plays the action of the agent whose
     turn it is (``infos[agent]["active_agent"]`` names it) and ignores the other's."""

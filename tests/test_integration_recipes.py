@@ -122,3 +122,4 @@ def test_rllib_observation_wrapper_renames_and_flattens_without_ray(game):
     raw = env.unwrapped.observe(agent)
     assert np.array_equal(obs["observations"], raw["observation"].reshape(-1))
     assert np.array_equal(obs["action_mask"] == 1, raw["action_mask"] == 1)
+

@@ -9,11 +9,12 @@ RLlib pins its own gymnasium (1.2.2 for ray 2.60), so install it in a separate e
     python scripts/integrations/rllib_ppo.py --game tbw --iterations 1
 
 RLlib's default encoders reject a Dict observation, and its ``ActionMaskingTorchRLModule`` example
-reads ``obs["observations"]`` (flat) and ``obs["action_mask"]``. ``RLlibObservationWrapper`` renames
-and flattens our ``{"observation": planes, "action_mask": int8}`` into that shape. The glue,
-marked ``# glue``: that wrapper (its class, about 20 lines, is the bulk of it) and
-``disable_env_checking=True`` (RLlib's env pre-check steps an unmasked random action, illegal in
-our games). ``scripts/train_rllib.py`` is the full training script
+reads ``obs["observations"]`` (flat) and ``obs["action_mask"]``.
+``tbw_envs.aec_wrappers.FlatObservationsWrapper`` renames and flattens our
+``{"observation": planes, "action_mask": int8}`` into that shape. The glue, marked ``# glue``, is
+two lines: wrapping the env in it, and ``disable_env_checking=True`` (RLlib's env pre-check
+steps an unmasked random action, illegal in our games). ``scripts/train_rllib.py`` is the full
+training script
 (its own masking module reads our observations unchanged; env runners, a Ray cluster, a frozen
 opponent, checkpoints, a learning curve).
 """
@@ -22,42 +23,14 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-from gymnasium import spaces
-from pettingzoo.utils import wrappers
-
-
-class RLlibObservationWrapper(wrappers.BaseWrapper):
-    """``{"observations": flat float32 planes, "action_mask": float32}`` per agent."""
-
-    def __init__(self, env):
-        super().__init__(env)
-        self._spaces = {}
-        for agent in env.possible_agents:
-            inner = env.observation_space(agent)
-            size = int(np.prod(inner["observation"].shape))
-            self._spaces[agent] = spaces.Dict({
-                "observations": spaces.Box(0.0, 1.0, (size,), np.float32),
-                "action_mask": spaces.Box(0.0, 1.0, inner["action_mask"].shape, np.float32),
-            })
-
-    def observation_space(self, agent):
-        return self._spaces[agent]
-
-    def observe(self, agent):
-        obs = super().observe(agent)
-        return {"observations": obs["observation"].reshape(-1).astype(np.float32),
-                "action_mask": obs["action_mask"].astype(np.float32)}
-
-    def __str__(self) -> str:
-        return str(self.env)
+from tbw_envs.aec_wrappers import FlatObservationsWrapper
 
 
 def make_aec(game: str):
     from tbw_envs import junqi_v0, tbw_v0
 
     aec = tbw_v0.env(scenario="duel_5v5_8x8") if game == "tbw" else junqi_v0.env()
-    return RLlibObservationWrapper(aec)  # glue 1: the class above
+    return FlatObservationsWrapper(aec)  # glue 1
 
 
 def build_config(game: str, num_env_runners: int = 0):
