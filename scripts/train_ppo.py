@@ -173,7 +173,8 @@ def make_env(args, opponent):
 
     if args.game == "tbw":
         return make_tbw_single(scenario=args.scenario, opponent=opponent,
-                               learner_seat=args.learner_seat)
+                               learner_seat=args.learner_seat,
+                               opening_plies=args.opening_plies)
     env = make_junqi_single(opponent=opponent, learner_seat=args.learner_seat,
                             rules=args.rules, deployment=args.deployment)
     if getattr(args, "eval_prior", False):
@@ -189,9 +190,21 @@ def eval_prior_settings(args) -> dict[str, Any]:
 
 
 def new_game_factory(args):
-    from agents.arena import junqi_game, tbw_game
+    """New games for the evaluations; with ``--opening-plies`` each starts from that many
+    random plies drawn from its seed, as in training."""
+    from agents.arena import junqi_game, random_opening, tbw_game
 
-    return tbw_game(args.scenario) if args.game == "tbw" else junqi_game(args.rules)
+    new_game = tbw_game(args.scenario) if args.game == "tbw" else junqi_game(args.rules)
+    plies = getattr(args, "opening_plies", 0)
+    if not plies:
+        return new_game
+
+    def opened(seed: int):
+        state = new_game(seed)
+        random_opening(state, plies, seed)
+        return state
+
+    return opened
 
 
 # ---------------------------------------------------------------------------- evaluation
@@ -316,6 +329,9 @@ def parse_args(argv=None):
                    help="draw weights of the --opponent entries")
     p.add_argument("--learner-seat", default="alternate",
                    choices=("alternate", "random", "0", "1"))
+    p.add_argument("--opening-plies", type=int, default=0, metavar="N",
+                   help="TBW: start every training episode with N random plies (varied starts; "
+                        "evaluate with arena --opening-plies)")
     p.add_argument("--timesteps", type=int, default=100_000, help="learner steps to train")
     p.add_argument("--envs", type=int, default=1, help="environments stepped in lockstep")
     p.add_argument("--policy", choices=("mlp", "cnn"), default="cnn",
@@ -382,6 +398,11 @@ def parse_args(argv=None):
             if not math.isfinite(value) or value <= 0:
                 problems.append(f"--{name.replace('_', '-')} must be a positive number, "
                                 f"got {value}")
+    if args.opening_plies < 0:
+        problems.append(f"--opening-plies must be at least 0, got {args.opening_plies}")
+    elif args.opening_plies and args.game != "tbw":
+        problems.append("--opening-plies is for TBW (Junqi games already start from random "
+                        "layouts)")
     if problems:
         p.error("; ".join(problems))
     args.eval_games += args.eval_games % 2

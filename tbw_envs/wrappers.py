@@ -63,10 +63,18 @@ class SingleAgentEnv(gymnasium.Env):
         illegal_action: str = "lose",
         illegal_reward: float = -1.0,
         mask_in_obs: bool = False,
+        opening_plies: int = 0,
     ):
         super().__init__()
         if not isinstance(mask_in_obs, (bool, np.bool_)):
             raise TypeError(f"mask_in_obs must be True or False, got {short_repr(mask_in_obs)}")
+        if not is_integer(opening_plies) or opening_plies < 0:
+            raise ValueError(
+                f"opening_plies must be a non-negative integer, got {short_repr(opening_plies)}"
+            )
+        # Random plies at each reset, before the learner's first move: a policy trained from a
+        # scenario's one fixed start learns that start, not the game (docs/results.md).
+        self.opening_plies = int(opening_plies)
         self.aec = getattr(aec_env, "unwrapped", aec_env)
         for needed in ("view", "to_env_action", "action_mask", "observe"):
             if not hasattr(self.aec, needed):
@@ -156,6 +164,15 @@ class SingleAgentEnv(gymnasium.Env):
     def _finished(self) -> bool:
         return any(self.aec.terminations.values()) or any(self.aec.truncations.values())
 
+    def _play_opening(self) -> None:
+        """``opening_plies`` uniformly random legal plies for whichever side is to move (fewer if
+        the game ends), drawn from this env's ``np_random``."""
+        for _ in range(self.opening_plies):
+            if self._finished():
+                return
+            mask = self.aec.action_mask(self.aec.agent_selection)
+            self.aec.step(int(self.np_random.choice(np.flatnonzero(mask))))
+
     def _play_opponent(self) -> None:
         while not self._finished() and self.aec.agent_selection == self.opponent_seat:
             self.aec.step(self._opponent_action())
@@ -183,6 +200,7 @@ class SingleAgentEnv(gymnasium.Env):
         if hasattr(self.opponent, "reset"):
             # Drawn from np_random even without a seed, so reset(seed=s) then reset() replays.
             self.opponent.reset(int(self.np_random.integers(2**31 - 1)))
+        self._play_opening()
         self._play_opponent()
         self._done = self._finished()
         self._has_reset = True
@@ -238,15 +256,18 @@ def make_tbw_single(
     illegal_action: str = "lose",
     flip_perspective: bool = True,
     mask_in_obs: bool = False,
+    opening_plies: int = 0,
 ) -> SingleAgentEnv:
     """``gymnasium.make("tbw_envs/TBWSingle-v0", scenario=..., opponent=...)``;
-    ``mask_in_obs=True`` gives Dict observations ``{"observation", "action_mask"}``."""
+    ``mask_in_obs=True`` gives Dict observations ``{"observation", "action_mask"}``;
+    ``opening_plies=N`` starts every episode with N random plies (varied starts)."""
     from tbw_envs import tbw_v0
 
     aec = tbw_v0.raw_env(scenario=scenario, render_mode=render_mode,
                          flip_perspective=flip_perspective)
     return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,
-                          illegal_action=illegal_action, mask_in_obs=mask_in_obs)
+                          illegal_action=illegal_action, mask_in_obs=mask_in_obs,
+                          opening_plies=opening_plies)
 
 
 def make_junqi_single(

@@ -93,6 +93,31 @@ def test_dict_observation_wrapper_passes_check_env(make):
     assert set(env.observation_space.spaces) == {"observation", "action_mask"}
 
 
+def test_opening_plies_vary_the_start_and_replay_under_a_seed():
+    fixed = make_tbw_single()
+    start, _ = fixed.reset(seed=0)
+    env = make_tbw_single(opening_plies=8)
+    first, info = env.reset(seed=3)
+    again, _ = env.reset(seed=3)
+    other, _ = env.reset(seed=4)
+    assert np.array_equal(first, again) and not np.array_equal(first, other)
+    assert not np.array_equal(first, start)
+    assert info["action_mask"].any() and not env._done
+    # The learner plays on from there: a full random episode ends normally.
+    obs, info = env.reset(seed=5)
+    terminated = truncated = False
+    while not (terminated or truncated):
+        action = int(env.np_random.choice(np.flatnonzero(info["action_mask"])))
+        obs, reward, terminated, truncated, info = env.step(action)
+    assert reward in (-1.0, 0.0, 1.0)
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "3", True])
+def test_opening_plies_must_be_a_non_negative_integer(bad):
+    with pytest.raises(ValueError, match="opening_plies must be a non-negative integer"):
+        make_tbw_single(opening_plies=bad)
+
+
 def test_mask_in_obs_must_be_a_bool():
     with pytest.raises(TypeError, match="mask_in_obs must be True or False, got 'yes'"):
         make_tbw_single(mask_in_obs="yes")

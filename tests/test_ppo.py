@@ -163,7 +163,7 @@ def _train(tmp_path, game, *extra):
 
 
 @pytest.mark.parametrize("game, extra", [
-    ("tbw", ("--opponent", "random", "--policy", "cnn")),
+    ("tbw", ("--opponent", "random", "--policy", "cnn", "--opening-plies", "6")),
     # Self-play with a snapshot every 64 steps, and the MLP policy.
     ("junqi", ("--opponent", "self", "--snapshot-every", "64", "--policy", "mlp")),
 ])
