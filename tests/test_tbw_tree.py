@@ -14,6 +14,7 @@ from agents.registry import make_agent
 from agents.tbw.evaluation import DefaultEvaluation, decomposition_of
 from agents.tbw.search import TBWSearchAgent, plan_turn
 from agents.tbw.tree import (
+    DEFAULT_SOLVE_NODES,
     FORBIDDEN,
     WIN,
     ShapedEvaluation,
@@ -284,6 +285,12 @@ def test_a_solve_budget_is_deterministic_and_respected():
     assert results[0].values == results[1].values
     assert results[0].solves == 25
     assert results[0].depth < 5 or results[0].partial_depth == 0
+    # A budget of 25 solves stops inside an iteration; the plans that iteration finished are
+    # counted, and the choice is one of the root's children.
+    stopped = results[0]
+    assert stopped.partial_depth > stopped.depth
+    assert 0 <= stopped.partial_children <= stopped.root_children
+    assert len(stopped.values) == (stopped.partial_children or stopped.root_children)
 
 
 def test_the_first_solve_is_made_whatever_the_budget():
@@ -298,6 +305,14 @@ def test_a_cut_root_solve_plays_its_fallback_and_searches_no_deeper():
     result = TurnTreeSearch(state, seconds=None, solve_nodes=10, depth=3).run()
     assert not result.root_complete and result.depth == 1 and result.solves == 1
     replay(state, result.actions)  # a legal whole turn (the greedy plan)
+
+
+def test_solve_caps_follow_the_budget():
+    state = _midgame("duel_5v5_8x8", 10)
+    assert TurnTreeSearch(state, seconds=1.0).solve_nodes is None  # the clock bounds solves
+    assert TurnTreeSearch(state, seconds=None, solves=5).solve_nodes == DEFAULT_SOLVE_NODES
+    assert TurnTreeSearch(state, seconds=1.0, solve_nodes=500).solve_nodes == 500
+    assert TurnTreeSearch(state, seconds=None, solve_nodes=None).solve_nodes is None
 
 
 def test_a_time_budget_is_kept():
@@ -415,6 +430,7 @@ def test_the_agent_refuses_a_finished_game():
     ({"inner_width": True}, TypeError, "inner_width"),
     ({"replies": 0}, ValueError, "replies"),
     ({"solve_nodes": 0}, ValueError, "solve_nodes"),
+    ({"solve_nodes": "many"}, ValueError, "solve_nodes"),
     ({"tolerance": -1}, ValueError, "tolerance"),
     ({"reuse": 2}, ValueError, "reuse"),
     ({"evaluate": 3}, TypeError, "evaluate"),

@@ -40,10 +40,12 @@ The agent keeps its nodes from one turn to the next (``reuse``): when the oppone
 predicted reply, the new root was searched two turns shallower already.
 
 The search is anytime: a budget of wall seconds and/or of solves (single-turn searches, the
-deterministic unit), checked before every solve; every solve also gets an ops1 cap
-(``solve_nodes``), so a budget in solves reproduces exactly on any machine. With seconds, the
-solves stop ``RESERVE`` of the budget early, a solve is not started when twice the mean solve
-so far would cross that point, and a solve cut by the clock is thrown away. When the budget
+deterministic unit), checked before every solve. Without seconds every solve gets an ops1 cap
+(``solve_nodes``), so a budget in solves reproduces exactly on any machine; with seconds the
+clock bounds each solve (as the single-turn agent's ``budget=1.0`` does). With seconds, the
+solves stop ``RESERVE`` of the budget early (the root's first solve ``ROOT_RESERVE``), a solve
+is not started when twice the mean solve so far would cross that point, and a solve cut by the
+clock is thrown away. When the budget
 runs out inside an iteration, the root keeps the best plan among the children that iteration
 finished (the previous iteration's best is searched first), else the previous iteration's
 choice. The root's first solve is always made (it is the fallback plan); with a time budget it
@@ -68,6 +70,7 @@ WIN = 1e12  # a finished game, far above any evaluation (DefaultEvaluation's win
 FORBIDDEN = 1e15  # the shaping penalty of an Hp outcome an earlier child already took
 DEFAULT_SOLVE_NODES = 1_000_000  # ops1 cap per solve: the single-turn agent's default budget
 RESERVE = 0.15  # the part of a time budget kept back from the solves
+ROOT_RESERVE = 0.05  # the same for the root's first solve (the fallback plan)
 
 # Recipes: how the i-th child of a node is asked for (see the module docstring).
 # Postures first: without them (only new Hp outcomes) the search drew all 20 duel games
@@ -256,6 +259,7 @@ class TreeResult:
     value: float  # the chosen plan's value at ``depth`` (our point of view), or its evaluation
     depth: int  # the deepest iteration that finished (1 = the single-turn plan)
     partial_depth: int  # the iteration the budget stopped in (0: none)
+    partial_children: int  # root children that stopped iteration finished (it decides if > 0)
     solves: int
     seconds: float
     root_complete: bool  # the root's first solve finished within its budget
@@ -271,7 +275,7 @@ class TurnTreeSearch:
     def __init__(self, root, evaluate=None, depth: int = 9, width: int = 8,
                  inner_width: int = 3, replies: int = 1, recipes=DEFAULT_RECIPES,
                  reply_recipes=DEFAULT_REPLY_RECIPES, seconds: float | None = 1.0,
-                 solves: int | None = None, solve_nodes: int | None = DEFAULT_SOLVE_NODES,
+                 solves: int | None = None, solve_nodes: int | str | None = "auto",
                  tolerance: float = 0.0, seed: int = 0, nodes: dict | None = None):
         if root.is_terminal():
             raise ValueError("cannot search a finished game")
@@ -284,7 +288,7 @@ class TurnTreeSearch:
         self.replies = replies
         self.recipes = parse_recipes(recipes)
         self.reply_recipes = parse_recipes(reply_recipes, "reply_recipes")
-        self.solve_nodes = solve_nodes
+        self.solve_nodes = _solve_nodes(solve_nodes, seconds)
         self.tolerance = float(tolerance)
         self.max_solves = solves
         self.seconds = seconds
@@ -293,6 +297,10 @@ class TurnTreeSearch:
         # Solves stop at the deadline, a reserve before the budget's end for what follows a
         # solve (building the plan's state, returning); the reserve is RESERVE of the budget.
         self.deadline = None if seconds is None else self.started + seconds * (1.0 - RESERVE)
+        # The root's first solve is followed by nothing but building its plan when the clock
+        # cuts it, so it may run closer to the end (big maps: fewer cut-short root plans).
+        self.root_deadline = (None if seconds is None
+                              else self.started + seconds * (1.0 - ROOT_RESERVE))
         self.solves = 0
         self.solve_seconds = 0.0
         self.cut_short = 0
@@ -320,7 +328,8 @@ class TurnTreeSearch:
             self._check_budget()
         seconds = None
         if self.deadline is not None:
-            seconds = max(0.0, self.deadline - time.perf_counter())
+            deadline = self.root_deadline if first else self.deadline
+            seconds = max(0.0, deadline - time.perf_counter())
         started = time.perf_counter()
         result = plan_turn(state, "exact", evaluate=evaluate,
                            budget=Budget(nodes=self.solve_nodes, seconds=seconds))
@@ -482,9 +491,10 @@ class TurnTreeSearch:
             if scored:  # the stopped iteration finished the previous best, and maybe more
                 choice_value, choice = self._choose(scored)
                 values = [(p.recipe, v) for v, p in scored]
+        partial_children = len(scored) if partial else 0
         return TreeResult(
             actions=list(choice.actions), value=choice_value, depth=done_depth,
-            partial_depth=partial, solves=self.solves,
+            partial_depth=partial, partial_children=partial_children, solves=self.solves,
             seconds=time.perf_counter() - self.started, root_complete=self.root_complete,
             choice=choice.recipe, root_children=len(root.children),
             cut_short_solves=self.cut_short, values=values,
@@ -527,10 +537,11 @@ class TBWTreeAgent(TurnPlanAgent):
 
     Budget per turn: ``seconds`` (wall time, default 1.0) and/or ``solves`` (single-turn
     searches; deterministic); at least one must be given; ``solve_nodes`` caps each solve's
-    ops1. ``depth``: the most turns searched (1 = the single-turn agent; the time budget
-    usually stops the deepening first). ``width`` plans at the root, ``inner_width`` at our
-    deeper nodes, ``replies`` at the opponent's; ``recipes`` / ``reply_recipes``: how children
-    are made (a list, or one string joined by ``+``: ``tree:recipes=best+other+advance:3``).
+    ops1 (``"auto"``: no cap with ``seconds``, 1,000,000 without). ``depth``: the most turns
+    searched (1 = the single-turn agent; the time budget usually stops the deepening first).
+    ``width`` plans at the root, ``inner_width`` at our deeper nodes, ``replies`` at the
+    opponent's; ``recipes`` / ``reply_recipes``: how children are made (a list, or one string
+    joined by ``+``: ``tree:recipes=best+other+advance:3``).
     ``tolerance``: see ``_choose``; ``reuse``: keep last turn's nodes. The search is
     deterministic except through the clock and ``noise:S`` recipes, which ``seed`` drives.
     ``history`` holds every ``TreeResult`` of the game (depth reached, solves, seconds, whether
@@ -540,7 +551,7 @@ class TBWTreeAgent(TurnPlanAgent):
     def __init__(self, seconds: float | None = 1.0, solves: int | None = None,
                  depth: int = 9, width: int = 8, inner_width: int = 3, replies: int = 1,
                  recipes=DEFAULT_RECIPES, reply_recipes=DEFAULT_REPLY_RECIPES,
-                 solve_nodes: int | None = DEFAULT_SOLVE_NODES, tolerance: float = 0.0,
+                 solve_nodes: int | str | None = "auto", tolerance: float = 0.0,
                  reuse: bool | int = True, evaluate=None, seed: int | None = None,
                  name: str | None = None):
         if seconds is not None:
@@ -556,7 +567,7 @@ class TBWTreeAgent(TurnPlanAgent):
         _check_int("width", width, minimum=1)
         _check_int("inner_width", inner_width, minimum=1)
         _check_int("replies", replies, minimum=1)
-        _check_int("solve_nodes", solve_nodes, minimum=1, optional=True)
+        _solve_nodes(solve_nodes, seconds)  # fail early on a malformed cap
         if evaluate is not None and not callable(evaluate):
             raise TypeError(f"evaluate must be callable, got {evaluate!r}")
         self.recipes = parse_recipes(recipes)
@@ -615,6 +626,19 @@ class TBWTreeAgent(TurnPlanAgent):
         result = self.search(view)
         self.history.append(result)
         return result
+
+
+def _solve_nodes(solve_nodes, seconds) -> int | None:
+    """The ops1 cap per solve: ``"auto"`` is none under a time budget (the clock bounds each
+    solve, as the single-turn agent's seconds budget does) and ``DEFAULT_SOLVE_NODES`` without
+    one (a budget in solves alone must bound every solve to stay reproducible)."""
+    if isinstance(solve_nodes, str):
+        if solve_nodes != "auto":
+            raise ValueError(f"solve_nodes must be 'auto', None or an integer, got "
+                             f"{solve_nodes!r}")
+        return None if seconds is not None else DEFAULT_SOLVE_NODES
+    _check_int("solve_nodes", solve_nodes, minimum=1, optional=True)
+    return solve_nodes
 
 
 def _recipe_text(recipe: tuple[str, float]) -> str:
