@@ -47,31 +47,30 @@ def _search(**kw):
     from agents.tbw.search import TBWSearchAgent
 
     kw.pop("seed", None)
-    if "weights" in kw:  # exact:weights=tuned: the evaluation from configs/agents/tbw_eval_*.yaml
+    return TBWSearchAgent(**_with_weights(kw, "search agent"))
+
+
+def _with_weights(kw: dict, who: str) -> dict:
+    """``weights=tuned`` (or a path): the TBW evaluation from configs/agents/tbw_eval_*.yaml."""
+    if "weights" in kw:
         from agents.tbw.evaluation import load_evaluation
 
         if "evaluate" in kw:
-            raise ValueError("give the search agent weights= or evaluate=, not both")
+            raise ValueError(f"give the {who} weights= or evaluate=, not both")
         kw["evaluate"] = load_evaluation(kw.pop("weights"))
-    return TBWSearchAgent(**kw)
+    return kw
 
 
 def _oep(**kw):
     from agents.tbw.oep import OEPAgent
 
-    return OEPAgent(**kw)
+    return OEPAgent(**_with_weights(kw, "OEP agent"))
 
 
 def _tree(**kw):
     from agents.tbw.tree import TBWTreeAgent
 
-    if "weights" in kw:  # tree:weights=tuned, as for the single-turn searches
-        from agents.tbw.evaluation import load_evaluation
-
-        if "evaluate" in kw:
-            raise ValueError("give the tree agent weights= or evaluate=, not both")
-        kw["evaluate"] = load_evaluation(kw.pop("weights"))
-    return TBWTreeAgent(**kw)
+    return TBWTreeAgent(**_with_weights(kw, "tree agent"))
 
 
 AGENT_FACTORIES: dict[str, Callable[..., Any]] = {

@@ -9,8 +9,8 @@ import pytest
 from test_tbw_search_helpers import close, random_state, replay
 
 from agents.random_agent import RandomAgent
-from agents.registry import make_agent
-from agents.tbw.evaluation import DefaultEvaluation
+from agents.registry import AGENT_FACTORIES, make_agent
+from agents.tbw.evaluation import DefaultEvaluation, load_evaluation
 from agents.tbw.oep import Genome, OEPAgent, TurnProblem, evolve_turn
 from agents.tbw.search import plan_turn
 from tbw_envs.tbw import load_scenario, parse_scenario
@@ -238,6 +238,43 @@ def test_plan_value_is_its_evaluation_and_never_below_the_seeds(name):
         assert close(result.value, evaluate(end, state.current_side))
 
 
+@pytest.mark.parametrize("name", ["duel_5v5_8x8", "fire_emblem_5v5", "battle_10v10_16x16"])
+def test_table_fitness_equals_the_evaluation_of_the_real_end_state(name):
+    """The fast fitness (the decomposition's tables) against its reference twin: the plan
+    applied by the core to a clone, then ``evaluate(state, side)``; tuned weights too."""
+    rng = random.Random(name)
+    for evaluate in (DefaultEvaluation(), load_evaluation("tuned")):
+        for _ in range(3):
+            state = random_game_state(name, rng)
+            if state.is_terminal():
+                continue
+            problem = TurnProblem(state, evaluate)
+            assert problem.evaluator.decomposition is not None
+            genomes = [problem.random_genome(rng) for _ in range(15)]
+            genomes += problem.focus_genomes() + [problem.idle_genome()]
+            for genome in genomes:
+                key = problem.replay(genome)
+                reference = evaluate(problem.end_state(genome.plan), problem.side)
+                assert close(problem.fitness(key, genome.plan), reference)
+
+
+def test_an_evaluation_without_decomposition_is_called_on_the_end_state():
+    state = random_game_state("hex_skirmish", random.Random(5))
+    calls = []
+
+    def hp_margin(s, side):
+        calls.append(s)
+        return float(sum(s.hp[u] for u in s.scenario.side_units[side])
+                     - sum(s.hp[u] for u in s.scenario.side_units[1 - side]))
+
+    problem = TurnProblem(state, hp_margin)
+    assert problem.evaluator.decomposition is None
+    genome = problem.random_genome(random.Random(0))
+    key = problem.replay(genome)
+    value = problem.fitness(key, genome.plan)
+    assert len(calls) == 1 and value == hp_margin(problem.end_state(genome.plan), problem.side)
+
+
 def test_more_generations_never_lower_the_value():
     state = random_game_state("fire_emblem_5v5", random.Random(2))
     values = [
@@ -382,3 +419,9 @@ def test_registry_builds_oep_for_tbw_only():
         make_agent("oep:seconds=0")
     with pytest.raises(ValueError, match="unexpected keyword"):
         make_agent("oep:budget=3")
+    tuned = make_agent("oep:generations=1,weights=tuned", game="tbw")
+    assert tuned.evaluate == load_evaluation("tuned") != DefaultEvaluation()
+    with pytest.raises(ValueError, match="unknown TBW evaluation weights 'best'"):
+        make_agent("oep:weights=best", game="tbw")
+    with pytest.raises(ValueError, match="OEP agent weights= or evaluate=, not both"):
+        AGENT_FACTORIES["oep"](weights="tuned", evaluate=DefaultEvaluation())

@@ -24,10 +24,16 @@ the genome (the paper's repaired genomes), so a repaired genome replays unchange
 wins the game ends the plan there.
 
 Fitness is the single-turn search's end-of-turn evaluation, ``evaluate(state, side)``
-(``DefaultEvaluation()`` by default) of the real game state after the plan, with ``side`` = the
-mover. It is called only through that callable: on a cache miss the plan is applied to a clone of
-the start state (the core checks every action again) and evaluated; end states already seen this
-turn (the same positions and Hp) reuse their value, and many children are such duplicates.
+(``DefaultEvaluation()`` by default) of the game state after the plan, with ``side`` = the
+mover, computed as the exact solver computes it: when the evaluation offers a decomposition
+(``DefaultEvaluation`` does), from its per-unit tile tables and the enemies' Hp, without building
+a game state (``search_model.Evaluator.leaf``, equal to the callable's value, which the tests
+check); otherwise the plan is applied to a clone of the start state (the core checks every action
+again) and the callable is called. A fitness call through the tables costs about 1% of one through
+the callable, which matters on the big maps: with the callable, a 1 s budget on
+``battle_10v10_16x16`` scored little more than the seed plans; with the tables it runs hundreds
+of generations (``scripts/bench_oep.py``, docs/results.md). End states already seen this turn
+(the same positions and Hp) reuse their value, and many children are such duplicates.
 
 Evolution (each generation): the population is sorted by fitness and the best half survives
 (elitism, so the best value never decreases); the other half is refilled by children of two
@@ -63,10 +69,10 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from agents.tbw.evaluation import DefaultEvaluation
+from agents.tbw.evaluation import DefaultEvaluation, decomposition_of
 from agents.tbw.greedy import GreedyAgent
 from agents.tbw.search import TurnPlanAgent, _two_argument_evaluation
-from agents.tbw.search_model import FREE, TurnModel
+from agents.tbw.search_model import FREE, Evaluator, TurnModel
 
 DEFAULT_SECONDS = 1.0
 DEFAULT_POPULATION = 100
@@ -166,6 +172,9 @@ class TurnProblem:
         self.n = model.n
         self.evaluate = (
             DefaultEvaluation() if evaluate is None else _two_argument_evaluation(evaluate)
+        )
+        self.evaluator = Evaluator(
+            model, self.evaluate, decomposition_of(self.evaluate, state, self.side)
         )
         self.distance = state.scenario.board.distance_table
         self.full_mask = model.full_attackable_mask
@@ -356,13 +365,24 @@ class TurnProblem:
             if clock is not None and not force and not clock.allows(evaluation=True):
                 return False
             started = time.perf_counter()
-            value = float(self.evaluate(self.end_state(genome.plan), self.side))
+            value = self.fitness(key, genome.plan)
             self._values[key] = value
             self.evaluations += 1
             if clock is not None:
                 clock.longest_eval = max(clock.longest_eval, time.perf_counter() - started)
         genome.value = value
         return True
+
+    def fitness(self, key: tuple, plan) -> float:
+        """The evaluation of the end state of ``plan``, whose ``replay`` key is ``key``."""
+        if self.evaluator.decomposition is None:
+            return float(self.evaluate(self.end_state(plan), self.side))
+        pos, hp, _ = key
+        dead = 0
+        for e, left in enumerate(hp):
+            if left <= 0:
+                dead |= 1 << e
+        return float(self.evaluator.leaf(pos, hp, dead, plan))
 
     def actions(self, plan) -> list[int]:
         return [self.model.encode(i, tile, target) for i, tile, target in plan]
