@@ -61,6 +61,16 @@ def test_supersuit_recipe_trains_self_play_ppo(game):
 
 
 @pytest.mark.parametrize("game", ["tbw", "junqi"])
+def test_supersuit_recipe_trains_maskable_ppo_through_the_sb3_adapter(game):
+    pytest.importorskip("supersuit", reason="supersuit is not installed (pip install supersuit)")
+    pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the train extra)")
+    from scripts.integrations import supersuit_vec
+
+    result = supersuit_vec.run_sb3(game, copies=1, timesteps=128, n_steps=64)
+    assert result == {"steps": 128, "parameters_changed": True, "rows": 2}
+
+
+@pytest.mark.parametrize("game", ["tbw", "junqi"])
 def test_supersuit_vector_env_plays_whole_games_of_our_parallel_env(game):
     """SuperSuit's helpers on ``parallel_env()``: rows are seats, the waiting seat's mask
     allows only the last id, a game ends for both rows in one step with opposite rewards (or
