@@ -486,6 +486,13 @@ def import_rllib() -> Any:
     return ray
 
 
+def env_runner_node(runner) -> str:
+    """The Ray node an env runner lives on (run inside the env runner's actor)."""
+    import ray
+
+    return ray.get_runtime_context().get_node_id()
+
+
 def connect(address: str, num_env_runners: int, threads: int) -> bool:
     """Connect to Ray (``agents.arena.connect_ray``); a local Ray gets at least one CPU per env
     runner, so K runners start on a smaller machine too (oversubscribed). Every Ray worker
@@ -550,12 +557,15 @@ def train(game: str = "tbw", variant: str | None = None, iterations: int = 1,
         if opponent == "frozen":
             refresh_frozen(algo)
         clock = LearnerClock(algo.learner_group)
+        runner_nodes = len(set(algo.env_runner_group.foreach_env_runner(
+            env_runner_node, local_env_runner=False))) if num_env_runners else 0
         if verbose:
             resources = ray.cluster_resources()
             print(f"{game} ({variant}): PPO on RLlib {ray.__version__}, {num_env_runners} env "
-                  f"runner(s) x {num_envs_per_env_runner} env(s), opponent {opponent}, Ray "
-                  f"at {address} with {resources.get('CPU', 0):.0f} CPU(s) on "
-                  f"{len(ray.nodes())} node(s); output {out}", flush=True)
+                  f"runner(s) x {num_envs_per_env_runner} env(s) on {runner_nodes} node(s), "
+                  f"opponent {opponent}, Ray at {address} with "
+                  f"{resources.get('CPU', 0):.0f} CPU(s) on {len(ray.nodes())} node(s); "
+                  f"output {out}", flush=True)
         for iteration in range(1, iterations + 1):
             start = time.perf_counter()
             result = algo.train()
@@ -585,7 +595,8 @@ def train(game: str = "tbw", variant: str | None = None, iterations: int = 1,
     plot_learning_curve(rows, out / "learning_curve.png", title)
     summary = {
         "command": command, "game": game, "variant": variant, "iterations": iterations,
-        "num_env_runners": num_env_runners, "address": address, "opponent": opponent,
+        "num_env_runners": num_env_runners, "env_runner_nodes": runner_nodes,
+        "address": address, "opponent": opponent,
         "env_steps": rows[-1]["env_steps_lifetime"],
         "final_eval_score": rows[-1]["eval_score"], "eval_opponent": eval_opponent,
         "illegal_endings": sum(r["illegal_endings"] for r in rows
