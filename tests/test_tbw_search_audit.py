@@ -143,6 +143,48 @@ def test_exact_honours_a_time_budget_in_the_assignment_phase():
         assert sum(50 - end.hp[e] for e in state.scenario.side_units[1]) >= 5
 
 
+def test_a_seconds_budget_counts_from_the_call_not_from_the_search(monkeypatch):
+    """Building the turn's model is part of the budget: when it alone takes longer than the
+    budget, the search stops at its first clock check (4096 ops1) instead of running the
+    whole budget again."""
+    import agents.tbw.search as search
+
+    class SlowModel(TurnModel):
+        def __init__(self, state):
+            super().__init__(state)
+            time.sleep(0.15)
+
+    monkeypatch.setattr(search, "TurnModel", SlowModel)
+    state = melee_state(7)
+    result = plan_turn(state, "alg5", budget=0.1, kernel="python")
+    assert not result.complete and result.ops1 <= 4096
+    assert state.is_legal(result.actions[0])
+    unhurried = plan_turn(state, "alg5", budget=50_000, kernel="python")  # nodes: no clock
+    assert unhurried.ops1 == 50_000
+
+
+def test_agent_time_budget_leaves_a_margin(monkeypatch):
+    import agents.tbw.search as search
+
+    seen = []
+    real = search.plan_turn
+
+    def spy(view, algorithm, evaluate=None, budget=None, kernel="auto"):
+        seen.append(budget)
+        return real(view, algorithm, evaluate=evaluate, budget=budget, kernel=kernel)
+
+    monkeypatch.setattr(search, "plan_turn", spy)
+    state = melee_state(3)
+    TBWSearchAgent(budget=1.0).act(state.view(0))
+    TBWSearchAgent(budget=Budget(nodes=500, seconds=2.0)).act(state.view(0))
+    TBWSearchAgent(budget=700).act(state.view(0))
+    assert [(b.nodes, b.seconds) for b in seen] == [
+        (None, pytest.approx(1.0 * (1 - search.TIME_MARGIN))),
+        (500, pytest.approx(2.0 * (1 - search.TIME_MARGIN))),
+        (700, None),
+    ]
+
+
 def test_agent_default_budget_does_not_stall_on_a_melee():
     state = melee_state(8)
     started = time.perf_counter()

@@ -71,7 +71,7 @@ from dataclasses import dataclass, field
 
 from agents.tbw.evaluation import DefaultEvaluation, decomposition_of
 from agents.tbw.greedy import GreedyAgent
-from agents.tbw.search import TurnPlanAgent, _two_argument_evaluation
+from agents.tbw.search import TIME_MARGIN, TurnPlanAgent, _two_argument_evaluation
 from agents.tbw.search_model import FREE, Evaluator, TurnModel
 
 DEFAULT_SECONDS = 1.0
@@ -80,7 +80,6 @@ DEFAULT_MUTATION_RATE = 0.5
 ACTION_MUTATION_SHARE = 0.75  # the rest of the mutations swap two units' places in the order
 ATTACK_SHARE = 0.5  # random actions: an attack this often when the unit has any
 STALL_GENERATIONS = 25
-TIME_MARGIN = 0.05  # a time budget aims at 95% of ``seconds``: room for scheduling noise
 
 _UNSET = object()
 

@@ -83,6 +83,11 @@ class OutOfBudget(Exception):
     """Raised inside a search when its budget is spent; the best plan so far stands."""
 
 
+# An agent's time budget per turn aims at 95% of it: room for scheduling noise on a busy machine
+# and for what follows the search (building the plan, handing out its first action).
+TIME_MARGIN = 0.05
+
+
 class BudgetClock:
     """Counts ops1 and raises ``OutOfBudget`` past the node or time limit (time is checked
     every 4096 expansions, so a time limit overshoots by a few milliseconds at most)."""
@@ -290,6 +295,9 @@ def plan_turn(state, algorithm: str = "exact", evaluate=None, budget=None, kerne
     model = TurnModel(state)
     decomposition = decomposition_of(evaluate, state, model.side)
     evaluator = Evaluator(model, evaluate, decomposition)
+    if budget.seconds is not None:  # the seconds count from this call's start, not the search's
+        spent = time.perf_counter() - started
+        budget = Budget(nodes=budget.nodes, seconds=max(0.0, budget.seconds - spent))
     if model.n == 0:  # no unit to act: the turn is END_TURN, scored on the state after it
         end = state.clone()
         end.apply(state.end_turn_action)
@@ -402,7 +410,7 @@ class TBWSearchAgent(TurnPlanAgent):
 
     The plan is computed once per turn and handed out one unit action per call
     (``TurnPlanAgent``). With a ``budget`` the search is anytime: it returns the best plan found
-    within the budget.
+    within the budget; a budget in seconds aims at ``1 - TIME_MARGIN`` of it.
     """
 
     def __init__(self, algorithm: str = "exact", evaluate=None, budget="default",
@@ -421,7 +429,10 @@ class TBWSearchAgent(TurnPlanAgent):
         self._forget_plan()
 
     def _plan(self, view) -> SearchResult:
-        return plan_turn(view, self.algorithm, evaluate=self.evaluate, budget=self.budget,
+        budget = Budget.of(self.budget)
+        if budget.seconds is not None:
+            budget = Budget(nodes=budget.nodes, seconds=budget.seconds * (1 - TIME_MARGIN))
+        return plan_turn(view, self.algorithm, evaluate=self.evaluate, budget=budget,
                          kernel=self.kernel)
 
 
