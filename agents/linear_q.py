@@ -1,6 +1,6 @@
 """Linear action values ``Q(s, a) = w . phi(s, a)``, learned by semi-gradient Q-learning.
 
-The weight tuners of both games share it (``agents.junqi.tuning``). Features come in very
+The weight tuners of both games share it (``agents.weight_tuner``). Features come in very
 different units (expected piece values in the hundreds next to alarms in [0, 1]), so one step
 size cannot suit them all in raw units. Learning therefore runs on scaled features
 ``x = phi / scale`` with parameters ``theta = w * scale``: ``theta . x == w . phi``, so the

@@ -47,18 +47,16 @@ checkpoint continues exactly as it would have without the stop (unless the resum
 
 from __future__ import annotations
 
-import json
 import math
 import random
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 
 from agents.linear_q import LinearQ, feature_scales
 from agents.tbw.evaluation import FEATURE_NAMES, DefaultEvaluation, features, load_evaluation
 from agents.tbw.search import ALGORITHMS, DEFAULT_AGENT_BUDGET
+from agents.weight_tuner import WeightTuner
 
 CHECKPOINT_FORMAT = "tbw-envs-tbw-tuning/1"
 FIXED_FEATURES = ("victory",)
@@ -138,16 +136,6 @@ class TBWTuningConfig:
         return self.epsilon_start + fraction * (self.epsilon_end - self.epsilon_start)
 
 
-@dataclass
-class TuningHistory:
-    """The learning curve: per evaluation point, the episode, the score against the fixed
-    opponent (overall and per scenario) and the weights; per episode, the mean absolute TD
-    error."""
-
-    evaluations: list[dict] = field(default_factory=list)
-    td_errors: list[float] = field(default_factory=list)
-
-
 def _derive(seed: int, *parts) -> int:
     from agents.arena import derive_seed
 
@@ -160,18 +148,20 @@ def _scenario(name: str):
     return load_scenario(name)
 
 
-class TBWWeightTuner:
+class TBWWeightTuner(WeightTuner):
     """Runs the Q-learning; ``run(progress)`` trains up to ``config.episodes``."""
 
+    CHECKPOINT_FORMAT = CHECKPOINT_FORMAT
+    CONFIG_CLASS = TBWTuningConfig
+    GAME = "TBW"
+
     def __init__(self, config: TBWTuningConfig):
+        super().__init__()
         self.config = config
         self.base = load_evaluation(config.start_weights)
         if self.base.tile_bonus is not None:
             raise ValueError("a tile bonus is not a named feature; start from plain weights")
         self.scenarios = {name: _scenario(name) for name in config.scenarios}
-        self.learner: LinearQ | None = None
-        self.episode = 0
-        self.history = TuningHistory()
         self._learned = [FEATURE_NAMES.index(f) for f in LEARNED_FEATURES]
 
     # -- features and weights
@@ -373,53 +363,3 @@ class TBWWeightTuner:
             "episode": self.episode, "score": score, "scenarios": by_scenario,
             "weights": dict(zip(names, map(float, self.learner.weights), strict=True)),
         })  # fmt: skip
-
-    # -- the run
-    def run(self, on_episode: Callable[[int, float], None] | None = None,
-            checkpoint: Path | None = None, until: int | None = None) -> None:
-        """Train up to ``config.episodes`` (or stop at episode ``until``, as an interrupted run
-        would), saving ``checkpoint`` at every evaluation point and at the end."""
-        stop = self.config.episodes if until is None else min(until, self.config.episodes)
-        if self.learner is None:
-            self.warm_up()
-        if self.episode == 0 and not self.history.evaluations:
-            self._record_evaluation()
-        while self.episode < stop:
-            error = self.play_episode(self.episode)
-            self.episode += 1
-            self.history.td_errors.append(error)
-            if self.config.eval_every and self.episode % self.config.eval_every == 0:
-                self._record_evaluation()
-                if checkpoint is not None:
-                    self.save_checkpoint(checkpoint)
-            if on_episode is not None:
-                on_episode(self.episode, error)
-        if checkpoint is not None:
-            self.save_checkpoint(checkpoint)
-
-    # -- resuming
-    def save_checkpoint(self, path: Path) -> None:
-        data = {
-            "format": CHECKPOINT_FORMAT, "config": asdict(self.config), "episode": self.episode,
-            "learner": self.learner.state_dict() if self.learner is not None else None,
-            "history": asdict(self.history),
-        }  # fmt: skip
-        path = Path(path)
-        temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(data), encoding="utf-8")
-        temporary.replace(path)  # a crash mid-write never leaves a half checkpoint
-
-    @classmethod
-    def from_checkpoint(cls, path: Path, episodes: int | None = None) -> TBWWeightTuner:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        if data.get("format") != CHECKPOINT_FORMAT:
-            raise ValueError(f"{path}: not a TBW tuning checkpoint ({data.get('format')!r})")
-        config_fields = data["config"]
-        if episodes is not None:
-            config_fields["episodes"] = episodes
-        tuner = cls(TBWTuningConfig(**config_fields))
-        tuner.episode = int(data["episode"])
-        if data["learner"] is not None:
-            tuner.learner = LinearQ.from_state_dict(data["learner"])
-        tuner.history = TuningHistory(**data["history"])
-        return tuner
