@@ -45,6 +45,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from agents.arena import check_game, check_ray_address, default_variant  # noqa: E402
+from scripts.arena import ray_address  # noqa: E402  (the --ray/--address argument type)
 
 ENV_NAME = "tbw_envs_rllib"
 LEARNER = "shared"  # the trained policy; in self-play both seats map to it
@@ -653,13 +654,6 @@ def _int_at_least(low: int):
     return parse
 
 
-def _address(text: str) -> str:
-    try:
-        return check_ray_address(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=["tbw", "junqi"], default="tbw")
@@ -675,7 +669,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="envs each env runner (or the driver, with K=0) steps, one "
                              "batched forward pass for all (default 4: about 4x the sampling "
                              "rate of 1, docs/benchmarks.md)")
-    parser.add_argument("--address", type=_address, default="local",
+    parser.add_argument("--address", type=ray_address, default="local",
                         help="'local' starts Ray on this machine; 'auto' joins the cluster "
                              "'ray start' set up here; ray://head:10001 connects through Ray "
                              "Client (default local)")
