@@ -177,7 +177,6 @@ class TurnProblem:
         )
         self.distance = state.scenario.board.distance_table
         self.full_mask = model.full_attackable_mask
-        self._region_sets: dict[tuple[int, int], frozenset[int]] = {}
         self._nearest: dict[tuple[int, int], tuple[int, ...]] = {}
         self._moves: list[list[tuple[int, int]]] = []
         self._attacks: list[list[tuple[int, int]]] = []
@@ -277,13 +276,6 @@ class TurnProblem:
 
     # ---------------------------------------------------------------- replay and repair
 
-    def region_set(self, i: int, dead: int) -> frozenset[int]:
-        key = (i, dead)
-        tiles = self._region_sets.get(key)
-        if tiles is None:
-            tiles = self._region_sets[key] = frozenset(self.model.region(i, dead))
-        return tiles
-
     def _candidates(self, i: int, tile: int) -> tuple[int, ...]:
         """Unit ``i``'s widest region, nearest to ``tile`` first (ties: lower tile index)."""
         key = (i, tile)
@@ -307,7 +299,7 @@ class TurnProblem:
         self.replays += 1
         for i in genome.order():
             tile, target = genes[i]
-            region = self.region_set(i, dead)
+            region = self.model.region_set(i, dead)
             if not (
                 tile in region and (occ[tile] == FREE or occ[tile] == i)
                 and (target < 0 or (hp[target] > 0 and target in m.targets(i, tile)))

@@ -85,7 +85,6 @@ class _OutcomeSearch(SearchBase):
         super().__init__(model, evaluator, budget)
         self.truncated = False
         self._candidates: dict[tuple[int, int, int], list[tuple[float, int]]] = {}
-        self._region_sets: dict[tuple[int, int], frozenset[int]] = {}
         self._static_tiles = {model.state.pos[u] for u in model.static_own}
 
     # ---------------------------------------------------------------- level 1
@@ -214,13 +213,6 @@ class _OutcomeSearch(SearchBase):
             self.best_value = exact_value
             self.best_plan = [(i, tiles[i], targets[i]) for i in order]  # playing order
 
-    def _region_set(self, i: int, dead: int) -> frozenset[int]:
-        key = (i, dead)
-        s = self._region_sets.get(key)
-        if s is None:
-            s = self._region_sets[key] = frozenset(self.model.region(i, dead))
-        return s
-
     def _realise(self, targets, tiles):
         """A playing order that makes every action legal, or None (see the module doc)."""
         m = self.model
@@ -253,7 +245,7 @@ class _OutcomeSearch(SearchBase):
                 blocker = enemy_at.get(tile)
                 if blocker is not None and not (dead >> blocker) & 1:
                     continue
-                if tile not in self._region_set(i, dead):
+                if tile not in self.model.region_set(i, dead):
                     continue
                 if e >= 0 and hp[e] <= 0:
                     continue

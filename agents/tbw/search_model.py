@@ -43,6 +43,7 @@ class TurnModel:
             u for u in sc.side_units[side] if state.hp[u] > 0 and u not in self.ready
         ]
         self._region_cache: dict[tuple[int, int], tuple[int, ...]] = {}
+        self._region_set_cache: dict[tuple[int, int], frozenset[int]] = {}
         self._target_cache: dict[tuple[int, int], tuple[int, ...]] = {}
 
         living_enemies = [e for e in sc.side_units[1 - side] if state.hp[e] > 0]
@@ -59,6 +60,7 @@ class TurnModel:
         self.enemy_hp = [state.hp[e] for e in self.enemy_uid]
         self.enemy_slot = [sc.units[e].slot for e in self.enemy_uid]
         self._region_cache.clear()
+        self._region_set_cache.clear()
         self._target_cache.clear()
 
         self.static_code = n + self.n_enemies
@@ -86,6 +88,14 @@ class TurnModel:
         if tiles is None:
             tiles = self._compute_region(i, dead)
             self._region_cache[key] = tiles
+        return tiles
+
+    def region_set(self, i: int, dead: int) -> frozenset[int]:
+        """``region(i, dead)`` as a set, for membership tests."""
+        key = (i, dead)
+        tiles = self._region_set_cache.get(key)
+        if tiles is None:
+            tiles = self._region_set_cache[key] = frozenset(self.region(i, dead))
         return tiles
 
     def _compute_region(self, i: int, dead: int) -> tuple[int, ...]:
