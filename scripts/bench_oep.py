@@ -18,6 +18,7 @@ import platform
 import random
 import statistics
 
+from agents.arena import random_opening
 from agents.tbw.oep import evolve_turn
 from agents.tbw.search import plan_turn
 from tbw_envs.tbw import load_scenario
@@ -26,13 +27,10 @@ SCENARIOS = ["duel_5v5_8x8", "hex_skirmish", "fire_emblem_5v5", "battle_10v10_16
 
 
 def random_state(name: str, rng: random.Random, max_plies: int = 40):
+    """The scenario after 0-``max_plies`` random plies (the arena's openings); never finished."""
     while True:
         state = load_scenario(name).initial_state()
-        for _ in range(rng.randrange(max_plies + 1)):
-            if state.is_terminal():
-                break
-            actions = state.legal_actions()
-            state.apply(actions[rng.randrange(len(actions))])
+        random_opening(state, rng.randrange(max_plies + 1), rng.randrange(2**31))
         if not state.is_terminal():
             return state
 

@@ -4,11 +4,12 @@ often the single-turn search is cut short.
     python scripts/tbw_time_keeping.py --scenario battle_10v10_16x16 \\
         --agents tree:seconds=1 exact:budget=1.0 oep:seconds=1 --games 2 --opening-plies 6
 
-Every pair of agents plays ``--games`` games (seats alternating, each game from its own random
-opening of ``--opening-plies`` plies). A *turn* is all of one side's unit actions; its time is
-the sum of the agent's ``act`` calls in it (the first call plans the whole turn). Per agent the
-table gives the turns, the mean and longest turn, how many turns went over ``--budget``
-seconds, and how often the single-turn search was cut short:
+Every pair of agents plays ``--games`` games (seats alternating; both games of a pair start
+from the same random opening of ``--opening-plies`` plies, ``agents.arena.random_opening``).
+A *turn* is all of one side's unit actions; its time is the sum of the agent's ``act`` calls in
+it (the first call plans the whole turn). Per agent the table gives the turns, the mean and
+longest turn, how many turns went over ``--budget`` seconds, and how often the single-turn
+search was cut short:
 
 * ``exact`` / ``alg5`` / ``alg2`` (``TBWSearchAgent``): the turn's search did not finish
   (``SearchResult.complete`` is False; the agent plays the best plan found so far);
@@ -25,7 +26,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import random
 import sys
 import time
 from itertools import combinations
@@ -33,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agents.arena import random_opening  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from tbw_envs.tbw import load_scenario  # noqa: E402
 
@@ -52,12 +53,7 @@ def cut_short(result) -> bool | None:
 
 def play(scenario: str, specs: tuple[str, str], seed: int, opening_plies: int, stats: dict):
     state = load_scenario(scenario).initial_state()
-    rng = random.Random(seed)
-    for _ in range(opening_plies):
-        if state.is_terminal():
-            break
-        actions = state.legal_actions()
-        state.apply(actions[rng.randrange(len(actions))])
+    random_opening(state, opening_plies, seed)
     agents = [make_agent(spec, seed=seed + k, game="tbw") for k, spec in enumerate(specs)]
     for k, agent in enumerate(agents):
         agent.reset(seed + k)
@@ -98,7 +94,8 @@ def main(argv=None) -> int:
     for a, b in combinations(args.agents, 2):
         for g in range(args.games):
             seats = (a, b) if g % 2 == 0 else (b, a)
-            winner = play(args.scenario, seats, args.seed + g, args.opening_plies, stats)
+            # both seatings of a pair start from the same opening, as in the arena
+            winner = play(args.scenario, seats, args.seed + g // 2, args.opening_plies, stats)
             print(f"  {seats[0]} v {seats[1]}: winner {winner} "
                   f"({time.perf_counter() - started:.0f} s)", flush=True)
     print(f"\n| agent | turns | mean turn | longest turn | turns over {args.budget:g} s "
