@@ -34,7 +34,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from agents.eval_prior import SCORES_KEY, as_eval_prior
-from agents.nets import PlaneCNN
+from agents.nets import PlaneCNN, plane_policy_kwargs
 
 DEFAULT_BETA = 2.0
 
@@ -159,12 +159,8 @@ def eval_prior_policy_kwargs(eval_prior: Any = None, beta_init: float = DEFAULT_
                              net_arch: Any = None) -> dict[str, Any]:
     """``policy_kwargs`` for ``MaskablePPO(EvalPriorPolicy, ...)``: the same CNN and heads as
     ``agents.nets.plane_policy_kwargs`` over the planes, plus the prior's settings."""
-    return {
+    return plane_policy_kwargs(features_dim, channels, net_arch) | {
         "features_extractor_class": PriorPlanesExtractor,
-        "features_extractor_kwargs": {"features_dim": int(features_dim),
-                                      "channels": tuple(int(c) for c in channels)},
-        "normalize_images": False,
-        "net_arch": dict(pi=[256], vf=[256]) if net_arch is None else net_arch,
         "beta_init": float(beta_init),
         "learn_beta": bool(learn_beta),
         "eval_prior": as_eval_prior(eval_prior).to_dict(),
