@@ -1,15 +1,28 @@
 """Text and RGB pictures of a state (omniscient) or a view (one player's knowledge).
 
-Plain numpy drawing, so rendering needs no optional dependency.
+Plain numpy drawing, so rendering needs no optional dependency. The RGB frame's static layers
+(board, railroads, camps, legend) are drawn once; a frame copies them and adds the pieces, the
+last move and the status lines.
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 import numpy as np
 
 from tbw_envs.junqi.board import COLS, NUM_POSTS, ROW_LETTERS, ROWS, board_graph, post_name
 from tbw_envs.junqi.moves import EMPTY
-from tbw_envs.junqi.pieces import FLAG, NO_PIECE, PIECE_CODES, RANKS, RESULT_NAMES
+from tbw_envs.junqi.pieces import (
+    FLAG,
+    NO_PIECE,
+    NUM_PIECE_TYPES,
+    PIECE_CODES,
+    PIECE_NAMES,
+    RANKS,
+    RESULT_NAMES,
+)
+from tbw_envs.tbw.render import draw_text  # the bitmap font both games' frames use
 
 
 def _pieces(subject) -> tuple[list[int], list[int], int | None, tuple]:
@@ -62,16 +75,20 @@ def render_ansi(subject) -> str:
     return "\n".join(lines) + "\n"
 
 
-_GLYPHS = {
-    "0": "111101101101111", "1": "010110010010111", "2": "111001111100111",
-    "3": "111001111001111", "4": "101101111001001", "5": "111100111001111",
-    "6": "111100111101111", "7": "111001001001001", "8": "111101111101111",
-    "9": "111101111001111", "E": "111100111100111", "M": "101111111101101",
-    "B": "110101110101110", "F": "111100111100100", "?": "111001011000010",
-}  # fmt: skip
 _CELL, _MARGIN = 40, 24
+_BOARD_WIDTH = 2 * _MARGIN + (COLS - 1) * _CELL + _CELL
+_PANEL_WIDTH = 176  # status and legend, right of the board
+_HEIGHT, _WIDTH = 2 * _MARGIN + (ROWS - 1) * _CELL, _BOARD_WIDTH + _PANEL_WIDTH
 _BACKGROUND = (232, 214, 168)
+_PANEL_BACKGROUND = (246, 236, 206)
+_INK = (40, 32, 24)
 _PLAYER_COLORS = ((196, 40, 40), (40, 72, 196))
+_PLAYER_NAMES = ("RED", "BLUE")
+_LAST_MOVE = (250, 200, 30)
+_PIECE_HALF_H, _PIECE_HALF_W = 11, 15  # a piece covers 23 x 31 pixels around its post
+_TEXT_LEFT = _BOARD_WIDTH + 10
+_LINE = 16  # status line pitch (scale-2 text)
+_STATUS_LINES = 6
 
 
 def _label(kind: int) -> str:
@@ -99,27 +116,38 @@ def _draw_line(image: np.ndarray, a: tuple[int, int], b: tuple[int, int], color,
             ] = color
 
 
-def _draw_text(image: np.ndarray, text: str, center: tuple[int, int], color, scale: int = 2):
-    width = len(text) * 4 * scale - scale
-    top = center[0] - 5 * scale // 2
-    left = center[1] - width // 2
-    for index, char in enumerate(text):
-        bits = _GLYPHS[char]
-        for bit_index, bit in enumerate(bits):
-            if bit == "1":
-                r, c = divmod(bit_index, 3)
-                y = top + r * scale
-                x = left + index * 4 * scale + c * scale
-                image[y : y + scale, x : x + scale] = color
+def _draw_post(image: np.ndarray, y: int, x: int, camp: bool, headquarters: bool) -> None:
+    size = 12 if headquarters or camp else 7
+    image[y - size : y + size + 1, x - size : x + size + 1] = (90, 140, 60) if camp else (60,) * 3
+    inner = size - 2
+    image[y - inner : y + inner + 1, x - inner : x + inner + 1] = _BACKGROUND
 
 
-def render_rgb(subject) -> np.ndarray:
-    """Board picture as an ``(H, W, 3)`` uint8 array; hidden pieces show '?'."""
-    owner, kind, _viewer, revealed = _pieces(subject)
+def _piece_sprite(color, label: str, height: int = 2 * _PIECE_HALF_H + 1,
+                  width: int = 2 * _PIECE_HALF_W + 1) -> np.ndarray:
+    sprite = np.empty((height, width, 3), np.uint8)
+    sprite[:] = color
+    draw_text(sprite, label, height // 2, width // 2, 255, 2, center=True)
+    return sprite
+
+
+# (owner, label) -> the piece as drawn on the board.
+_SPRITES = {
+    (player, label): _piece_sprite(_PLAYER_COLORS[player], label)
+    for player in (0, 1)
+    for label in {_label(kind) for kind in (NO_PIECE, *range(NUM_PIECE_TYPES))}
+}
+_LEGEND_PIECES = (*range(NUM_PIECE_TYPES), NO_PIECE)
+
+
+@lru_cache(maxsize=1)
+def _static_layer() -> np.ndarray:
+    """Board, railroads, roads, posts, camps and headquarters, and the legend: drawn once."""
     graph = board_graph()
-    height, width = 2 * _MARGIN + (ROWS - 1) * _CELL, 2 * _MARGIN + (COLS - 1) * _CELL + _CELL
-    image = np.empty((height, width, 3), dtype=np.uint8)
+    image = np.empty((_HEIGHT, _WIDTH, 3), dtype=np.uint8)
     image[:] = _BACKGROUND
+    image[:, _BOARD_WIDTH:] = _PANEL_BACKGROUND
+    image[:, _BOARD_WIDTH : _BOARD_WIDTH + 2] = _INK
     for a, b, link in graph.links:
         rail = link == "rail"
         _draw_line(
@@ -131,17 +159,94 @@ def render_rgb(subject) -> np.ndarray:
         )
     for post in range(NUM_POSTS):
         y, x = _center(post)
-        size = 12 if graph.is_headquarters[post] or graph.is_camp[post] else 7
-        outline = (90, 140, 60) if graph.is_camp[post] else (60, 60, 60)
-        image[y - size : y + size + 1, x - size : x + size + 1] = outline
-        inner = size - 2
-        image[y - inner : y + inner + 1, x - inner : x + inner + 1] = _BACKGROUND
-        if owner[post] == EMPTY:
-            continue
-        color = _PLAYER_COLORS[owner[post]]
-        image[y - 11 : y + 12, x - 15 : x + 16] = color
-        piece = kind[post]
-        if piece == NO_PIECE and revealed[owner[post]] == post:
-            piece = FLAG
-        _draw_text(image, _label(piece), (y, x), (255, 255, 255))
+        _draw_post(image, y, x, graph.is_camp[post], graph.is_headquarters[post])
+    # Legend: a chip per glyph with the piece's name, then the board's symbols.
+    y = 10 + _STATUS_LINES * _LINE + 6
+    image[y - 4 : y - 3, _TEXT_LEFT : _WIDTH - 8] = _INK
+    draw_text(image, "PIECES", y, _TEXT_LEFT, _INK, 2)
+    y += _LINE + 2
+    chip_h, chip_w = 15, 21
+    for kind in _LEGEND_PIECES:
+        name = "HIDDEN" if kind == NO_PIECE else PIECE_NAMES[kind].replace("_", " ")
+        image[y : y + chip_h, _TEXT_LEFT : _TEXT_LEFT + chip_w] = _piece_sprite(
+            (100, 96, 90), _label(kind), chip_h, chip_w
+        )
+        draw_text(image, name, y + (chip_h - 10) // 2, _TEXT_LEFT + chip_w + 6, _INK, 2)
+        y += chip_h + 3
+    y += 4
+    image[y - 4 : y - 3, _TEXT_LEFT : _WIDTH - 8] = _INK
+    for name, draw in (
+        ("CAMP", lambda cy, cx: _draw_post(image, cy, cx, True, False)),
+        ("HEADQUARTERS", lambda cy, cx: _draw_post(image, cy, cx, False, True)),
+        ("RAILROAD", lambda cy, cx: _draw_line(image, (cy, cx - 10), (cy, cx + 10), (30,) * 3, 3)),
+        ("ROAD", lambda cy, cx: _draw_line(image, (cy, cx - 10), (cy, cx + 10), (130, 110, 80), 1)),
+    ):
+        draw(y + 10, _TEXT_LEFT + chip_w // 2)
+        draw_text(image, name, y + 5, _TEXT_LEFT + chip_w + 6, _INK, 2)
+        y += 24
+    image.flags.writeable = False
     return image
+
+
+def _status(subject, viewer: int | None) -> list[str]:
+    lines = [
+        f"JUNQI {subject.rules.name}",
+        "FULL BOARD" if viewer is None else f"VIEW OF PLAYER {viewer}",
+        f"{subject.phase} PLY {subject.ply}",
+    ]
+    if subject.end_reason is not None:
+        winner = subject.winner
+        lines.append("DRAW" if winner is None else f"{_PLAYER_NAMES[winner]} (P{winner}) WINS")
+        lines.append(subject.end_reason.replace("_", " "))
+    else:
+        player = subject.current_player
+        lines.append(f"{_PLAYER_NAMES[player]} (P{player}) TO MOVE")
+        lines.append("")
+    if subject.history:
+        last = subject.history[-1]
+        lines.append(
+            f"{post_name(last.from_post)}-{post_name(last.to_post)} "
+            f"{RESULT_NAMES[last.result].replace('_', ' ')}"
+        )
+    return lines
+
+
+def render_rgb(subject) -> np.ndarray:
+    """Picture as an ``(H, W, 3)`` uint8 array: the board with its pieces (hidden pieces show
+    '?'; a view shows only what its player may know, as ``render_ansi``), the last move in
+    yellow, and a panel with the status and a legend of the piece glyphs."""
+    owner, kind, viewer, revealed = _pieces(subject)
+    image = _static_layer().copy()
+    for text_index, text in enumerate(_status(subject, viewer)):
+        color = _INK
+        if text_index == 3:
+            color = _INK if subject.end_reason is not None and subject.winner is None else (
+                _PLAYER_COLORS[subject.winner if subject.end_reason is not None
+                               else subject.current_player]
+            )
+        draw_text(image, text, 10 + text_index * _LINE, _TEXT_LEFT, color, 2)
+    if subject.history:
+        last = subject.history[-1]
+        y, x = _center(last.from_post)
+        image[y - 4 : y + 5, x - 4 : x + 5] = _LAST_MOVE
+        y, x = _center(last.to_post)
+        image[y - _PIECE_HALF_H - 2 : y + _PIECE_HALF_H + 3,
+              x - _PIECE_HALF_W - 2 : x + _PIECE_HALF_W + 3] = _LAST_MOVE  # fmt: skip
+        if owner[last.to_post] == EMPTY:  # both pieces removed: leave a hollow frame
+            image[y - _PIECE_HALF_H : y + _PIECE_HALF_H + 1,
+                  x - _PIECE_HALF_W : x + _PIECE_HALF_W + 1] = _BACKGROUND  # fmt: skip
+    for post in range(NUM_POSTS):
+        player = owner[post]
+        if player == EMPTY:
+            continue
+        piece = kind[post]
+        if piece == NO_PIECE and revealed[player] == post:
+            piece = FLAG  # hidden, but announced: show it as the owner's flag
+        y, x = _CENTERS[post]
+        sprite = _SPRITES[player, _label(piece)]
+        image[y - _PIECE_HALF_H : y + _PIECE_HALF_H + 1,
+              x - _PIECE_HALF_W : x + _PIECE_HALF_W + 1] = sprite  # fmt: skip
+    return image
+
+
+_CENTERS = tuple(_center(post) for post in range(NUM_POSTS))
