@@ -171,12 +171,13 @@ def build_opponent(specs: list[str], weights: list[float] | None, game: str, see
 def make_env(args, opponent):
     from tbw_envs.wrappers import make_junqi_single, make_tbw_single
 
+    # SB3's vector envs keep infos as dicts, so names can go into monitor.csv as they are.
     if args.game == "tbw":
         return make_tbw_single(scenario=args.scenario, opponent=opponent,
                                learner_seat=args.learner_seat,
-                               opening_plies=args.opening_plies)
+                               opening_plies=args.opening_plies, string_infos=True)
     env = make_junqi_single(opponent=opponent, learner_seat=args.learner_seat,
-                            rules=args.rules, deployment=args.deployment)
+                            rules=args.rules, deployment=args.deployment, string_infos=True)
     if getattr(args, "eval_prior", False):
         from agents.eval_prior import EvalPriorObservation
 

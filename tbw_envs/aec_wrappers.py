@@ -173,6 +173,12 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         raw.truncations = dict.fromkeys(raw.agents, True)
         raw.rewards = dict.fromkeys(raw.agents, 0)
         raw.rewards[agent] = self._illegal_reward
+        codes = getattr(raw, "info_codes", None)
+        if codes is not None:  # the numeric end-of-game infos (tbw_envs.infos)
+            others = [a for a in raw.possible_agents if a != agent]
+            outcome = {"end_reason": codes.illegal_end(),
+                       "winner": codes.winner(raw.possible_agents.index(others[0]))}
+            raw.infos = {a: {**raw.infos[a], **outcome} for a in raw.agents}
         raw._accumulate_rewards()
         raw._deads_step_first()
 
@@ -208,30 +214,40 @@ class WaitingAgentMaskWrapper(wrappers.BaseWrapper):
 
 
 class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
-    """PettingZoo's turn-based conversion; ``reset`` also names ``infos[agent]["active_agent"]``
-    (the conversion's ``step`` does), so the first move's player is known without the AEC
-    env."""
+    """PettingZoo's turn-based conversion with ``infos[agent]["active_agent"]``, the seat to
+    move, on every ``reset`` and ``step`` of every agent (the conversion names it by string, only
+    after a step, and not once the game is over). It is a number, as every info of ours is
+    (``tbw_envs.infos``): 0 or 1, or -1 once the game is over; the agent's name with
+    ``string_infos=True``. Each agent's info is its own dict, not the AEC env's."""
 
     def reset(self, seed=None, options=None):
         observations, infos = super().reset(seed=seed, options=options)
-        active = self.aec_env.agent_selection
-        return observations, {agent: {**info, "active_agent": active}
-                              for agent, info in infos.items()}
+        return observations, self._with_active_agent(infos)
 
+    def _with_active_agent(self, infos: dict) -> dict:
+        aec = self.aec_env
+        active = aec.agent_selection if aec.agents else None
+        codes = getattr(aec.unwrapped, "info_codes", None)
+        value = codes.seat(active) if codes is not None else active
+        return {agent: {**info, "active_agent": value} for agent, info in infos.items()}
 
-class NoInfosWrapper(wrappers.BaseWrapper):
-    """Every agent's ``infos`` entry is empty.
-
-    For TorchRL's ``PettingZooWrapper``, which turns each info value into a tensor under a spec
-    fixed at reset: the end-of-game ``end_reason`` (a string) and ``winner`` (None for a draw)
-    appear later and break it. The outcome stays in the rewards."""
-
-    @property
-    def infos(self):
-        return {agent: {} for agent in self.env.infos}
-
-    def __str__(self) -> str:
-        return str(self.env)
+    def step(self, actions):
+        # turn_based_aec_to_parallel_wrapper.step, without its in-place edit of the AEC env's
+        # info dicts.
+        aec = self.aec_env
+        if not self.agents:
+            return {}, {}, {}, {}, {}
+        aec.step(actions[aec.agent_selection])
+        rewards = {**aec.rewards}
+        terminations = {**aec.terminations}
+        truncations = {**aec.truncations}
+        infos = {**aec.infos}
+        observations = {agent: aec.observe(agent) for agent in aec.agents}
+        while aec.agents and (aec.terminations[aec.agent_selection]
+                              or aec.truncations[aec.agent_selection]):
+            aec.step(None)
+        self.agents = aec.agents
+        return observations, rewards, terminations, truncations, self._with_active_agent(infos)
 
 
 class FlatObservationsWrapper(wrappers.BaseWrapper):

@@ -78,6 +78,13 @@ def is_integer(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def is_real_number(value) -> bool:
+    """A Python or numpy real number (int or float), never a bool."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_)
+    )
+
+
 def check_action(action, num_actions: int, error: type[Exception] = ValueError) -> int:
     """``action`` as a plain int in ``[0, num_actions)``.
 

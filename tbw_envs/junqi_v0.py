@@ -6,9 +6,11 @@ player (``player_1``) sees the board turned half a turn, and its actions are in 
 too (move ``a`` of player_1 is absolute move ``3599 - a``). ``encode_action`` / ``decode_action``
 translate between absolute posts and an agent's actions.
 
-``infos[agent]`` holds ``plies`` (actions played so far, deployment actions included) on every
-step; once the game is over it adds ``end_reason`` (``tbw_envs.junqi.state.END_REASONS``) and
-``winner`` (0, 1, or None for a draw), the same keys as ``tbw_v0``.
+``infos[agent]`` holds the same three ints on every step, ``reset`` included, so every vector
+client can stack them (``tbw_envs.infos``): ``plies`` (actions played so far, deployment actions
+included), ``end_reason`` (a code into ``metadata["end_reasons"]``: 0 ``"not_over"``, then
+``tbw_envs.junqi.state.END_REASONS``, then ``"illegal_action"``) and ``winner`` (0, 1, or -1 for
+a draw and while the game runs); ``string_infos=True`` names the end reason instead.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from tbw_envs.aec_wrappers import (
     turn_based_parallel,
 )
 from tbw_envs.contract import check_agent, check_options, check_seed, short_list, short_repr
+from tbw_envs.infos import InfoCodes
 from tbw_envs.junqi import JunqiState, load_rules, parse_post
 from tbw_envs.junqi.encoding import (
     OBSERVATION_SHAPE,
@@ -39,10 +42,17 @@ from tbw_envs.junqi.encoding import (
     state_planes,
 )
 from tbw_envs.junqi.render import render_ansi, render_rgb
-from tbw_envs.junqi.state import NUM_ACTIONS, NUM_MOVE_ACTIONS, as_action, describe_action
+from tbw_envs.junqi.state import (
+    END_REASONS,
+    NUM_ACTIONS,
+    NUM_MOVE_ACTIONS,
+    as_action,
+    describe_action,
+)
 
 AGENTS = ("player_0", "player_1")
 DEPLOYMENT_MODES = ("random", "agents")
+RESET_OPTIONS = ("layouts", "rules", "state")
 
 
 def env(**kwargs) -> AECEnv:
@@ -72,6 +82,8 @@ class raw_env(AECEnv):
             step and on ``render()``, as tbw_v0 does).
         render_perspective: None renders the full board; "player_0" / "player_1" renders what
             that player may know.
+        string_infos: name the end reason in ``infos`` instead of giving its code (module
+            docstring).
     """
 
     metadata = {
@@ -79,6 +91,7 @@ class raw_env(AECEnv):
         "name": "junqi_v0",
         "is_parallelizable": False,
         "render_fps": 2,
+        "end_reasons": list(InfoCodes(END_REASONS, AGENTS).end_reasons),
     }
 
     def __init__(
@@ -87,8 +100,10 @@ class raw_env(AECEnv):
         deployment: str = "random",
         render_mode: str | None = None,
         render_perspective: str | None = None,
+        string_infos: bool = False,
     ):
         super().__init__()
+        self.info_codes = InfoCodes(END_REASONS, AGENTS, string_infos)
         if not isinstance(deployment, str) or deployment not in DEPLOYMENT_MODES:
             raise ValueError(
                 f"deployment must be 'random' or 'agents', got {short_repr(deployment)}"
@@ -146,25 +161,43 @@ class raw_env(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """``options``: ``{"layouts": {"player_0": ..., "player_1": ...}}`` (explicit layouts,
         skipping any deployment phase) and/or ``{"rules": ...}`` (switch rule set, kept for later
-        resets)."""
+        resets), or ``{"state": JunqiState}`` (start from a copy of that position, e.g. one built
+        with ``JunqiState.from_pieces``; its rules are kept for later resets)."""
         # Everything is checked and the new game built before anything changes, so a rejected
         # reset leaves the env as it was: rules, game and every random generator.
         seed = check_seed(seed, "junqi_v0.reset")
         options = check_options(options, "junqi_v0.reset")
-        unknown = set(options) - {"layouts", "rules"}
+        unknown = set(options) - set(RESET_OPTIONS)
         if unknown:
             # A warning, not an error: PettingZoo's api_test passes arbitrary options.
             warnings.warn(
                 f"junqi_v0.reset: ignoring unknown option(s) {short_list(unknown)}; supported: "
-                f"['layouts', 'rules']",
+                f"{list(RESET_OPTIONS)}",
                 stacklevel=2,
             )
+        start = options.get("state")
+        if start is not None:
+            if not isinstance(start, JunqiState):
+                raise TypeError(
+                    f"reset(options={{'state': ...}}) takes a tbw_envs.junqi.JunqiState, got "
+                    f"{short_repr(start)}"
+                )
+            if start.is_terminal():
+                raise ValueError("reset(options={'state': ...}): that game is already over")
+            clash = {"layouts", "rules"} & set(options)
+            if clash:
+                raise ValueError(
+                    f"reset(options=...): give 'state' alone, not with {sorted(clash)} (a state "
+                    f"carries its rules and pieces)"
+                )
         rules = load_rules(options["rules"]) if "rules" in options else self.rules
         np_random, np_random_seed = (
             seeding.np_random(seed) if seed is not None
             else (self._np_random, self._np_random_seed)
         )
-        if options.get("layouts") is not None:
+        if start is not None:
+            game, rules = start.clone(), start.rules
+        elif options.get("layouts") is not None:
             game = JunqiState.initial(options["layouts"], rules)
         elif self.deployment == "agents":
             game = JunqiState.new_deployment(rules)
@@ -184,7 +217,7 @@ class raw_env(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self._plies = 0
-        self.infos = {agent: {"plies": 0} for agent in self.agents}
+        self._sync_infos()
         self.agent_selection = AGENTS[self.game.current_player]
         if self.game.is_terminal():  # only possible with exotic rules; keep the API sound
             self._finish()
@@ -195,6 +228,10 @@ class raw_env(AECEnv):
             "observation": observation_planes(self._game().view(player)),
             "action_mask": self._mask(player),
         }
+
+    def observe_planes(self, agent: str) -> np.ndarray:
+        """``observe(agent)["observation"]`` without building the mask."""
+        return observation_planes(self._game().view(self._player(agent)))
 
     def step(self, action) -> None:
         """Play ``agent_selection``'s action. After the game is over, ``step(None)`` removes
@@ -225,7 +262,7 @@ class raw_env(AECEnv):
             self._finish()
         else:
             self.rewards = dict.fromkeys(self.agents, 0.0)
-            self.infos = {name: {"plies": self._plies} for name in self.agents}
+            self._sync_infos()
             self.agent_selection = AGENTS[self.game.current_player]
         self._accumulate_rewards()
         if self.render_mode == "human":
@@ -235,8 +272,12 @@ class raw_env(AECEnv):
         returns = self.game.returns()
         self.rewards = {name: float(returns[i]) for i, name in enumerate(AGENTS)}
         self.terminations = dict.fromkeys(self.agents, True)
-        info = {"plies": self._plies, "end_reason": self.game.end_reason,
-                "winner": self.game.winner}
+        self._sync_infos()
+
+    def _sync_infos(self) -> None:
+        codes, game = self.info_codes, self.game
+        info = {"plies": self._plies, "end_reason": codes.end_reason(game.end_reason),
+                "winner": codes.winner(game.winner)}
         self.infos = {agent: dict(info) for agent in self.agents}
 
     def state(self) -> np.ndarray:
@@ -254,11 +295,23 @@ class raw_env(AECEnv):
             return render_ansi(subject)
         if self.render_mode == "rgb_array":
             return render_rgb(subject)
-        print(render_ansi(subject))
+        # "human": the rgb frame in a pygame window (tbw_envs.human_window), opened on first use.
+        window = getattr(self, "_human_window", None)
+        if window is None:
+            from tbw_envs.human_window import HumanWindow
+
+            title = "Junqi" if self.render_perspective is None else (
+                f"Junqi: {self.render_perspective}'s view"
+            )
+            window = self._human_window = HumanWindow(title, self.metadata["render_fps"])
+        window.show(render_rgb(subject))
         return None
 
     def close(self) -> None:
-        pass
+        window = getattr(self, "_human_window", None)
+        if window is not None:
+            window.close()
+            self._human_window = None
 
     # ------------------------------------------------------------------ helpers for agents
     def view(self, agent: str):

@@ -15,9 +15,11 @@ Actions and observations are in the acting player's frame: with ``flip_perspecti
 default) ``player_1`` sees the board rotated 180 degrees and names destination tiles in that
 rotated frame. ``env.decode_action`` / ``env.encode_action`` convert to absolute terms.
 
-``infos[agent]`` holds ``turn`` (the round) and ``plies`` (actions played so far) on every
-step; once the game is over it adds ``end_reason`` (``tbw_envs.tbw.state.END_REASONS``) and
-``winner`` (0, 1, or None for a draw), the same keys as ``junqi_v0``.
+``infos[agent]`` holds the same four ints on every step, ``reset`` included, so every vector
+client can stack them (``tbw_envs.infos``): ``turn`` (the round), ``plies`` (actions played so
+far), ``end_reason`` (a code into ``metadata["end_reasons"]``: 0 ``"not_over"``, then
+``tbw_envs.tbw.state.END_REASONS``, then ``"illegal_action"``) and ``winner`` (0, 1, or -1 for a
+draw and while the game runs); ``string_infos=True`` names the end reason instead.
 """
 
 from __future__ import annotations
@@ -35,12 +37,14 @@ from tbw_envs.aec_wrappers import (
     turn_based_parallel,
 )
 from tbw_envs.contract import check_agent, check_options, check_seed, short_list, short_repr
+from tbw_envs.infos import InfoCodes
 from tbw_envs.tbw import END_TURN, IllegalActionError, load_scenario
 from tbw_envs.tbw.observation import ObservationEncoder
 from tbw_envs.tbw.render import render_ansi, render_rgb
-from tbw_envs.tbw.state import as_action_id
+from tbw_envs.tbw.state import END_REASONS, TBWState, as_action_id
 
 AGENTS = ("player_0", "player_1")
+RESET_OPTIONS = ("scenario", "state")
 
 
 def env(**kwargs) -> AECEnv:
@@ -64,11 +68,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         "name": "tbw_v0",
         "is_parallelizable": False,
         "render_fps": 4,
+        "end_reasons": list(InfoCodes(END_REASONS, AGENTS).end_reasons),
     }
 
     def __init__(self, scenario="duel_5v5_8x8", render_mode: str | None = None,
-                 flip_perspective: bool = True):
+                 flip_perspective: bool = True, string_infos: bool = False):
         super().__init__()
+        self.info_codes = InfoCodes(END_REASONS, AGENTS, string_infos)
         modes = self.metadata["render_modes"]
         if render_mode is not None and not (isinstance(render_mode, str) and render_mode in modes):
             raise ValueError(f"render_mode {short_repr(render_mode)} is not one of {modes}")
@@ -160,27 +166,40 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     # ------------------------------------------------------------------ AEC API
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        """``options``: ``{"scenario": ...}`` switches to a scenario of the same shapes. Every
-        argument is checked before anything changes, so a rejected reset leaves the env,
-        action-space samplers included, as it was."""
+        """``options``: ``{"scenario": ...}`` switches to a scenario of the same shapes;
+        ``{"state": TBWState}`` starts from a copy of that position (a game core state, e.g.
+        one move from the end, of a scenario of the same shapes). Every argument is checked
+        before anything changes, so a rejected reset leaves the env, action-space samplers
+        included, as it was."""
         seed = check_seed(seed, "tbw_v0.reset")
         options = check_options(options, "tbw_v0.reset")
-        unknown = set(options) - {"scenario"}
+        unknown = set(options) - set(RESET_OPTIONS)
         if unknown:
             # PettingZoo's api_test passes arbitrary options, so they may not be an error.
             warnings.warn(
                 f"tbw_v0.reset: ignoring unknown option(s) {short_list(unknown)}; "
-                f"supported: ['scenario']",
+                f"supported: {list(RESET_OPTIONS)}",
                 stacklevel=2,
             )
+        start = options.get("state")
+        if start is not None and not isinstance(start, TBWState):
+            raise TypeError(
+                f"reset(options={{'state': ...}}) takes a tbw_envs.tbw.TBWState, got "
+                f"{short_repr(start)}"
+            )
+        if start is not None and start.terminal:
+            raise ValueError("reset(options={'state': ...}): that game is already over")
+        if start is not None and "scenario" in options:
+            raise ValueError("reset(options=...): give 'scenario' or 'state', not both "
+                             "(a state carries its scenario)")
         new = None
-        if "scenario" in options:
-            new = load_scenario(options["scenario"])
+        if "scenario" in options or start is not None:
+            new = start.scenario if start is not None else load_scenario(options["scenario"])
             old_shapes = (self._encoder.shape, self.scenario.num_actions)
             new_shapes = (ObservationEncoder(new).shape, new.num_actions)
             if new_shapes != old_shapes:
                 raise ValueError(
-                    f"reset(options={{'scenario': ...}}): {new.name} has observation/action "
+                    f"reset(options=...): scenario {new.name} has observation/action "
                     f"shapes {new_shapes}, this env has {old_shapes}; PettingZoo spaces are "
                     f"fixed, so make a new env for it"
                 )
@@ -190,7 +209,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if seed is not None:
             for i, agent in enumerate(AGENTS):
                 self.action_spaces[agent].seed(seed + i)
-        self._state = self.scenario.initial_state()
+        self._state = self.scenario.initial_state() if start is None else start.clone()
         self.agents = list(AGENTS)
         self._reset_bookkeeping()
 
@@ -205,18 +224,20 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._sync_infos()
 
     def _sync_infos(self) -> None:
-        info = {"turn": self._state.turn, "plies": self._plies}
-        if self._state.terminal:
-            info["end_reason"] = self._state.end_reason()
-            info["winner"] = self._state.winner
+        codes, state = self.info_codes, self._state
+        info = {"turn": state.turn, "plies": self._plies,
+                "end_reason": codes.end_reason(state.end_reason()),
+                "winner": codes.winner(state.winner)}
         for a in self.agents:
             self.infos[a] = dict(info)
 
     def observe(self, agent):
         agent = self._check_agent(agent)
-        side = AGENTS.index(agent)
-        planes = self._encoder.encode(self._state, side)
-        return {"observation": planes, "action_mask": self._mask(agent)}
+        return {"observation": self.observe_planes(agent), "action_mask": self._mask(agent)}
+
+    def observe_planes(self, agent) -> np.ndarray:
+        """``observe(agent)["observation"]`` without building the mask."""
+        return self._encoder.encode(self._state, AGENTS.index(self._check_agent(agent)))
 
     def _mask(self, agent: str) -> np.ndarray:
         side = AGENTS.index(agent)
@@ -278,8 +299,19 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             return render_ansi(self._state)
         if self.render_mode == "rgb_array":
             return render_rgb(self._state)
-        print(render_ansi(self._state))
+        # "human": the rgb frame in a pygame window (tbw_envs.human_window), opened on first use.
+        window = getattr(self, "_human_window", None)
+        if window is None:
+            from tbw_envs.human_window import HumanWindow
+
+            window = self._human_window = HumanWindow(
+                f"TBW: {self.scenario.name}", self.metadata["render_fps"]
+            )
+        window.show(render_rgb(self._state))
         return None
 
     def close(self):
-        pass
+        window = getattr(self, "_human_window", None)
+        if window is not None:
+            window.close()
+            self._human_window = None

@@ -21,9 +21,16 @@ masked-softmax code stays finite on terminal observations and on a vector env's 
 waits for its autoreset; it is never played: ``step`` after the end still raises
 ``GameOverError``, and the vector env's autoreset step discards the action.
 
+Infos: every ``reset`` and ``step`` gives the same keys, each a number or a fixed-shape array,
+so Gymnasium's vector envs (both autoreset modes), Tianshou and TorchRL stack them: the AEC env's
+(``turn`` in TBW, ``plies``, ``end_reason``, ``winner``: ``tbw_envs.infos``), ``learner`` (the
+learner's seat, 0 or 1), ``illegal_action`` (a bool) and ``action_mask``. ``string_infos=True``
+names the learner and the end reason instead.
+
 Illegal learner actions (``check_env`` samples unmasked ones): with ``illegal_action="lose"``
 (the default, as PettingZoo's ``TerminateIllegalWrapper``) the episode ends with reward
-``illegal_reward`` (-1) and ``info["illegal_action"] = True``; with ``"raise"`` a ValueError
+``illegal_reward`` (-1), ``info["illegal_action"] = True``, the end reason
+``"illegal_action"`` and the opponent as winner; with ``"raise"`` a ValueError
 names the action. Actions outside the input contract (docs/input_contract.md: not an integer,
 a bool, out of range) always raise ValueError, and ``step`` after the episode ended raises
 ``GameOverError`` (a RuntimeError).
@@ -43,6 +50,7 @@ from tbw_envs.contract import (
     check_options,
     check_seed,
     is_integer,
+    is_real_number,
     short_repr,
 )
 
@@ -76,7 +84,8 @@ class SingleAgentEnv(gymnasium.Env):
         # scenario's one fixed start learns that start, not the game (docs/results.md).
         self.opening_plies = int(opening_plies)
         self.aec = getattr(aec_env, "unwrapped", aec_env)
-        for needed in ("view", "to_env_action", "action_mask", "observe"):
+        for needed in ("view", "to_env_action", "action_mask", "observe", "observe_planes",
+                       "info_codes"):
             if not hasattr(self.aec, needed):
                 raise TypeError(
                     f"SingleAgentEnv needs a tbw_envs raw AEC env with .{needed}(); "
@@ -95,7 +104,12 @@ class SingleAgentEnv(gymnasium.Env):
             )
         self.learner_seat_option = learner_seat
         self.illegal_action = illegal_action
+        if not (is_real_number(illegal_reward) and np.isfinite(illegal_reward)):
+            raise ValueError(
+                f"illegal_reward must be a finite number, got {short_repr(illegal_reward)}"
+            )
         self.illegal_reward = float(illegal_reward)
+        self._codes = self.aec.info_codes
         # "random" samples the opponent's mask with this env's np_random, so reset(seed=...)
         # fixes the opponent's play too.
         is_random = isinstance(opponent, str) and opponent == "random"
@@ -122,6 +136,9 @@ class SingleAgentEnv(gymnasium.Env):
             learner_seat if isinstance(learner_seat, int) else 0
         ]
         self._done = True
+        # The learner's legal mask in the current state, built once per step (by ``_emit``) and
+        # used by ``step``'s legality check, ``action_masks()``, the info and the observation.
+        self._mask = self._over_mask
 
     # ------------------------------------------------------------------ helpers
 
@@ -132,29 +149,39 @@ class SingleAgentEnv(gymnasium.Env):
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (what MaskablePPO asks for); once the
         episode is over, only ``noop_action`` (module docstring)."""
-        if self._done and self._has_reset:
-            return self._over_mask.copy()
-        return self.aec.action_mask(self.learner).astype(bool)
+        if not self._has_reset:
+            return self.aec.action_mask(self.learner).astype(bool)
+        return self._mask.copy()
 
     def _random_policy(self, _observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.np_random.choice(np.flatnonzero(action_mask)))
 
     def _learner_obs(self, mask: np.ndarray):
-        planes = self.aec.observe(self.learner)["observation"]
+        planes = self.aec.observe_planes(self.learner)
         if not self.mask_in_obs:
             return planes
         return {"observation": planes, "action_mask": mask.astype(np.int8)}
 
-    def _emit(self, info: dict):
-        """The observation and info of the current state, both carrying the same mask."""
-        mask = self.action_masks()
-        info["action_mask"] = mask
-        return self._learner_obs(mask), info
+    def _emit(self, illegal: bool = False):
+        """The observation and info of the current state, both carrying the same mask (the
+        one mask built this step)."""
+        if self._done:
+            self._mask = self._over_mask
+        else:
+            self._mask = self.aec.action_mask(self.learner).astype(bool)
+        info = {**self.aec.infos[self.learner], "learner": self._codes.seat(self.learner),
+                "illegal_action": illegal, "action_mask": self._mask.copy()}
+        if illegal:
+            info["end_reason"] = self._codes.illegal_end()
+            info["winner"] = SEATS.index(self.opponent_seat)
+        return self._learner_obs(self._mask), info
 
     def _opponent_action(self) -> int:
         seat = self.opponent_seat
         if hasattr(self.opponent, "act"):
             return self.aec.to_env_action(seat, self.opponent.act(self.aec.view(seat)))
+        if self.opponent == self._random_policy:  # needs only the mask, not the planes
+            return self._random_policy(None, self.aec.action_mask(seat))
         obs = self.aec.observe(seat)
         # The opponent's output obeys the same contract as the learner's (no float truncation).
         return self._as_action(
@@ -204,7 +231,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._play_opponent()
         self._done = self._finished()
         self._has_reset = True
-        return self._emit({"learner": self.learner, **self.aec.infos[self.learner]})
+        return self._emit()
 
     def _as_action(self, action, num_actions: int) -> int:
         # Stable-Baselines3 hands a policy's action over as a one-element array; that is the
@@ -223,7 +250,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise GameOverError(
                 f"step({short_repr(action)}) called on a finished episode; call reset() first"
             )
-        mask = self.aec.action_mask(self.learner)
+        mask = self._mask
         action = self._as_action(action, mask.shape[0])
         if not mask[action]:
             if self.illegal_action == "raise":
@@ -232,13 +259,13 @@ class SingleAgentEnv(gymnasium.Env):
                     f"({int(mask.sum())} legal actions)"
                 )
             self._done = True
-            obs, info = self._emit({"illegal_action": True, "learner": self.learner})
+            obs, info = self._emit(illegal=True)
             return obs, self.illegal_reward, True, False, info
         self.aec.step(action)
         self._play_opponent()
         reward, terminated, truncated = self._outcome()
         self._done = terminated or truncated
-        obs, info = self._emit({"learner": self.learner, **self.aec.infos[self.learner]})
+        obs, info = self._emit()
         return obs, reward, terminated, truncated, info
 
     def render(self):
@@ -257,14 +284,16 @@ def make_tbw_single(
     flip_perspective: bool = True,
     mask_in_obs: bool = False,
     opening_plies: int = 0,
+    string_infos: bool = False,
 ) -> SingleAgentEnv:
     """``gymnasium.make("tbw_envs/TBWSingle-v0", scenario=..., opponent=...)``;
     ``mask_in_obs=True`` gives Dict observations ``{"observation", "action_mask"}``;
-    ``opening_plies=N`` starts every episode with N random plies (varied starts)."""
+    ``opening_plies=N`` starts every episode with N random plies (varied starts);
+    ``string_infos=True`` names the learner and the end reason in infos."""
     from tbw_envs import tbw_v0
 
     aec = tbw_v0.raw_env(scenario=scenario, render_mode=render_mode,
-                         flip_perspective=flip_perspective)
+                         flip_perspective=flip_perspective, string_infos=string_infos)
     return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,
                           illegal_action=illegal_action, mask_in_obs=mask_in_obs,
                           opening_plies=opening_plies)
@@ -276,13 +305,17 @@ def make_junqi_single(
     render_mode: str | None = None,
     illegal_action: str = "lose",
     mask_in_obs: bool = False,
+    opening_plies: int = 0,
     **env_kwargs,
 ) -> SingleAgentEnv:
     """``gymnasium.make("tbw_envs/JunqiSingle-v0", rules=..., opponent=...)``;
-    ``mask_in_obs=True`` gives Dict observations ``{"observation", "action_mask"}``."""
+    ``mask_in_obs=True`` gives Dict observations ``{"observation", "action_mask"}``;
+    ``opening_plies=N`` starts every episode with N random plies; other keywords
+    (``rules``, ``deployment``, ``string_infos``) go to ``junqi_v0.raw_env``."""
     from tbw_envs import junqi_v0
 
     aec = junqi_v0.raw_env(render_mode=render_mode, **env_kwargs)
     return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,
-                          illegal_action=illegal_action, mask_in_obs=mask_in_obs)
+                          illegal_action=illegal_action, mask_in_obs=mask_in_obs,
+                          opening_plies=opening_plies)
 

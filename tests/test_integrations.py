@@ -161,8 +161,8 @@ def test_parallel_turns_mask_the_waiting_agent_and_ignore_its_action(game):
     n = env.action_space("player_0").n
     steps = 0
     while env.agents:
-        active = infos["player_0"]["active_agent"]
-        assert infos["player_1"]["active_agent"] == active
+        active = env.possible_agents[infos["player_0"]["active_agent"]]
+        assert infos["player_1"]["active_agent"] == infos["player_0"]["active_agent"]
         aec = env.unwrapped
         assert aec.agent_selection == active
         for agent, obs in observations.items():
@@ -181,13 +181,14 @@ def test_parallel_turns_mask_the_waiting_agent_and_ignore_its_action(game):
                 assert np.array_equal(obs["action_mask"].astype(bool), _one_hot_last(n))
             assert set(infos["player_0"]) >= {"end_reason", "winner", "plies"}
             assert infos["player_0"]["plies"] == steps
+            assert infos["player_0"]["active_agent"] == -1
     assert steps > 1
 
 
 def test_parallel_step_needs_only_the_active_agents_action():
     env = tbw_v0.parallel_env(scenario=SHORT_TBW)
     observations, infos = env.reset(seed=0)
-    active = infos["player_0"]["active_agent"]
+    active = env.possible_agents[infos["player_0"]["active_agent"]]
     legal = int(np.flatnonzero(observations[active]["action_mask"])[0])
     twin = tbw_v0.raw_env(scenario=SHORT_TBW)
     twin.reset(seed=0)
@@ -222,12 +223,15 @@ def test_both_games_end_with_the_same_info_keys(game):
             "junqi": lambda: junqi_v0.env(rules=SHORT_JUNQI)}[game]
     reasons = TBW_END_REASONS if game == "tbw" else JUNQI_END_REASONS
     env = make()
+    names = env.metadata["end_reasons"]
+    assert names[0] == "not_over" and names[-1] == "illegal_action"
+    assert tuple(names[1:-1]) == tuple(reasons)
     for seed in range(3):
         info, played, returns = _play_aec(env, seed)
         assert {"end_reason", "winner", "plies"} <= set(info)
         assert info["plies"] == played
-        assert info["end_reason"] in reasons
-        expected_winner = None if returns[0] == returns[1] else int(returns[1] > returns[0])
+        assert names[info["end_reason"]] in reasons
+        expected_winner = -1 if returns[0] == returns[1] else int(returns[1] > returns[0])
         assert info["winner"] == expected_winner
 
 
@@ -240,7 +244,7 @@ def test_tbw_end_reason_agrees_with_the_board():
         while not env._state.terminal:
             env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
         state = env._state
-        reason = env.infos["player_0"]["end_reason"]
+        reason = env.metadata["end_reasons"][env.infos["player_0"]["end_reason"]]
         assert reason == state.end_reason()
         dead = [all(state.hp[u] <= 0 for u in state.scenario.side_units[s]) for s in (0, 1)]
         if reason == "annihilation":
@@ -252,4 +256,5 @@ def test_tbw_end_reason_agrees_with_the_board():
         seen.add(reason)
     assert seen
     env.reset()
-    assert env._state.end_reason() is None and "end_reason" not in env.infos["player_0"]
+    assert env._state.end_reason() is None
+    assert (env.infos["player_0"]["end_reason"], env.infos["player_0"]["winner"]) == (0, -1)

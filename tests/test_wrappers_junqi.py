@@ -37,4 +37,4 @@ def test_junqi_single_agent_episodes_with_agent_opponent_and_masks():
             _, reward, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
             done = terminated or truncated
         assert reward in (-1.0, 0.0, 1.0)
-    assert seats == {"player_0", "player_1"}
+    assert seats == {0, 1}

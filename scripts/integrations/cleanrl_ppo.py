@@ -37,6 +37,8 @@ from torch import nn
 @dataclass
 class Args:
     game: str = "tbw"
+    scenario: str | dict = "duel_5v5_8x8"  # TBW: a bundled name, a YAML path or a dict
+    rules: str | dict = "ccgc"  # Junqi: a rule-set name, a YAML path or a dict
     seed: int = 0
     iterations: int = 10
     num_envs: int = 4
@@ -55,14 +57,15 @@ class Args:
     threads: int = 1
 
 
-def make_env(game: str, dict_obs: bool):
+def make_env(args: Args):
     def thunk():
         from tbw_envs.wrappers import make_junqi_single, make_tbw_single
 
-        if game == "tbw":
-            return make_tbw_single(scenario="duel_5v5_8x8", learner_seat="alternate",
-                                   mask_in_obs=dict_obs)
-        return make_junqi_single(learner_seat="alternate", mask_in_obs=dict_obs)
+        if args.game == "tbw":
+            return make_tbw_single(scenario=args.scenario, learner_seat="alternate",
+                                   mask_in_obs=args.dict_obs)
+        return make_junqi_single(rules=args.rules, learner_seat="alternate",
+                                 mask_in_obs=args.dict_obs)
 
     return thunk
 
@@ -105,7 +108,7 @@ def split(obs, infos, dict_obs: bool):
 def run(args: Args) -> dict:
     """Train for ``args.iterations`` PPO iterations; returns what the test checks."""
     envs = gymnasium.vector.SyncVectorEnv(
-        [make_env(args.game, args.dict_obs) for _ in range(args.num_envs)],
+        [make_env(args) for _ in range(args.num_envs)],
         autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP,  # glue 1
     )
     return ppo(envs, envs.single_observation_space, envs.single_action_space, args)
@@ -199,7 +202,10 @@ def ppo(envs, space, action_space, args: Args) -> dict:
     changed = any(not torch.equal(a, p.detach())
                   for a, p in zip(before, agent.parameters(), strict=True))
     return {"iterations": args.iterations, "steps": steps, "illegal": illegal,
-            "episodes": len(returns), "mean_return": float(np.mean(returns)) if returns else None,
+            "episodes": len(returns),
+            "outcomes": {name: int(np.sum(np.sign(returns) == sign)) if returns else 0
+                         for name, sign in (("win", 1), ("draw", 0), ("loss", -1))},
+            "mean_return": float(np.mean(returns)) if returns else None,
             "mean_return_per_iteration": per_iteration,
             "final_loss": losses[-1], "weights_changed": changed, "seconds": elapsed,
             "steps_per_second": steps / elapsed}
@@ -209,6 +215,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     defaults = Args()
     parser.add_argument("--game", choices=["tbw", "junqi"], default=defaults.game)
+    parser.add_argument("--scenario", default=defaults.scenario, help="TBW scenario")
+    parser.add_argument("--rules", default=defaults.rules, help="Junqi rule set")
     for name in ("seed", "iterations", "num_envs", "num_steps", "hidden"):
         parser.add_argument(f"--{name.replace('_', '-')}", type=int,
                             default=getattr(defaults, name))

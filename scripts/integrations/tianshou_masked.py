@@ -3,14 +3,12 @@
     pip install -c constraints.txt -e ".[train]" tianshou
     python scripts/integrations/tianshou_masked.py --game tbw --steps 2000
 
-The glue is one line (in ``make_env``): ``PettingZooEnv(NoInfosWrapper(env))``. Tianshou's
-trainer stops with ``MalformedBufferError`` ("Encountered NaNs in buffer") once a buffered info
-holds None, as our end-of-game ``winner`` does after a draw (and the end-of-game keys are absent,
-so None, on every earlier step); ``tbw_envs.aec_wrappers.NoInfosWrapper`` empties the infos
-(the outcome stays in the rewards). Plain collection without the trainer works without it.
-Tianshou's ``PettingZooEnv`` reads our ``obs["action_mask"]`` into ``obs.mask``, and its
-``DiscreteQLearningPolicy`` masks both the greedy choice and the epsilon-greedy exploration
-with it. A ``MultiAgentOffPolicyAlgorithm`` (Tianshou 2's name for the old
+No glue: ``PettingZooEnv(tbw_v0.env())`` is Tianshou's usual call. Its trainer stops with
+``MalformedBufferError`` ("Encountered NaNs in buffer") if a buffered info ever holds None or
+changes its keys; ours are ints with the same keys on every step (``tbw_envs.infos``), so the
+buffer keeps them (``winner``, ``end_reason``, ``plies``). Tianshou's ``PettingZooEnv`` reads
+our ``obs["action_mask"]`` into ``obs.mask``, and its ``DiscreteQLearningPolicy`` masks both
+the greedy choice and the epsilon-greedy exploration with it. A ``MultiAgentOffPolicyAlgorithm`` (Tianshou 2's name for the old
 ``MultiAgentPolicyManager``) gives each seat its own ``DQN`` (a small MLP Q-network), a
 ``Collector`` fills a replay buffer, and ``OffPolicyTrainerParams`` / ``run_training`` does the
 updates. Verified with tianshou 2.0.1, torch 2.13.0 (docs/integrations.md).
@@ -32,10 +30,9 @@ def make_env(game: str):
     from tianshou.env import PettingZooEnv
 
     from tbw_envs import junqi_v0, tbw_v0
-    from tbw_envs.aec_wrappers import NoInfosWrapper
 
     aec = tbw_v0.env(scenario="duel_5v5_8x8") if game == "tbw" else junqi_v0.env()
-    return PettingZooEnv(NoInfosWrapper(aec))  # glue
+    return PettingZooEnv(aec)
 
 
 def make_dqn(env, hidden: int = 128, lr: float = 1e-3, eps: float = 0.2):

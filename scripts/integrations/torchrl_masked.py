@@ -3,10 +3,11 @@
     pip install -c constraints.txt -e ".[train]" torchrl
     python scripts/integrations/torchrl_masked.py --game tbw --iterations 5
 
-The glue is three lines, marked ``# glue``: ``NoInfosWrapper`` (TorchRL tensorises every info
-value under a spec fixed at reset; our end-of-game ``end_reason`` string would break it),
-``PettingZooWrapper(..., use_mask=True)``, which TorchRL requires for AEC envs, and the
-selection of the steps where an agent moved for its loss. TorchRL puts each agent's
+The glue is two lines, marked ``# glue``: ``PettingZooWrapper(..., use_mask=True)``, which
+TorchRL requires for AEC envs, and the selection of the steps where an agent moved for its loss.
+TorchRL turns every info value into a tensor under a spec fixed at reset; ours are ints with the
+same keys on every step (``tbw_envs.infos``), so they arrive as tensors at
+``(agent, "info", key)``. TorchRL puts each agent's
 legal-action mask at ``(agent, "action_mask")`` (all True for the waiting agent, whose action
 it does not play) and marks the agent that moved at ``(agent, "mask")``.
 
@@ -29,10 +30,9 @@ def make_env(game: str, seed: int = 0):
     from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 
     from tbw_envs import junqi_v0, tbw_v0
-    from tbw_envs.aec_wrappers import NoInfosWrapper
 
     aec = tbw_v0.env(scenario="duel_5v5_8x8") if game == "tbw" else junqi_v0.env()
-    return PettingZooWrapper(NoInfosWrapper(aec), use_mask=True,  # glue 1 and 2
+    return PettingZooWrapper(aec, use_mask=True,  # glue 1
                              categorical_actions=True, seed=seed)
 
 
@@ -126,7 +126,7 @@ def run(game: str = "tbw", iterations: int = 3, frames_per_batch: int = 256, epo
             optimiser.zero_grad()
             objective = 0.0
             for group in groups:
-                moved = data[data[group, "mask"].squeeze(-1)]  # glue 3: where it moved
+                moved = data[data[group, "mask"].squeeze(-1)]  # glue 2: where it moved
                 if moved.numel() == 0:
                     continue
                 out = losses[group](moved)
