@@ -8,10 +8,11 @@ No glue: ``PettingZooEnv(tbw_v0.env())`` is Tianshou's usual call. Its trainer s
 changes its keys; ours are ints with the same keys on every step (``tbw_envs.infos``), so the
 buffer keeps them (``winner``, ``end_reason``, ``plies``). Tianshou's ``PettingZooEnv`` reads
 our ``obs["action_mask"]`` into ``obs.mask``, and its ``DiscreteQLearningPolicy`` masks both
-the greedy choice and the epsilon-greedy exploration with it. A ``MultiAgentOffPolicyAlgorithm`` (Tianshou 2's name for the old
-``MultiAgentPolicyManager``) gives each seat its own ``DQN`` (a small MLP Q-network), a
-``Collector`` fills a replay buffer, and ``OffPolicyTrainerParams`` / ``run_training`` does the
-updates. Verified with tianshou 2.0.1, torch 2.13.0 (docs/integrations.md).
+the greedy choice and the epsilon-greedy exploration with it. A
+``MultiAgentOffPolicyAlgorithm`` (Tianshou 2's name for the old ``MultiAgentPolicyManager``)
+gives each seat its own ``DQN`` (a small MLP Q-network), a ``Collector`` fills a replay buffer,
+and ``OffPolicyTrainerParams`` / ``run_training`` does the updates. Verified with tianshou
+2.0.1, torch 2.13.0 (docs/integrations.md).
 
 Tianshou's turn-based bookkeeping, not ours: a transition is credited to the agent that moved,
 with that agent's reward column, so the side that loses on its opponent's move never sees its
