@@ -78,8 +78,8 @@ class raw_env(AECEnv):
         deployment: "random" draws uniformly random legal layouts at reset; "agents" makes each
             player fill its own posts in a fixed order with deployment actions (3600 + piece type)
             before play starts.
-        render_mode: None, "ansi", "rgb_array" or "human" (prints the ansi board after each
-            step and on ``render()``, as tbw_v0 does).
+        render_mode: None, "ansi", "rgb_array" or "human" (the rgb frame in a pygame window
+            after each reset and step, as tbw_v0 does; the ``render`` extra).
         render_perspective: None renders the full board; "player_0" / "player_1" renders what
             that player may know.
         string_infos: name the end reason in ``infos`` instead of giving its code (module
@@ -221,6 +221,8 @@ class raw_env(AECEnv):
         self.agent_selection = AGENTS[self.game.current_player]
         if self.game.is_terminal():  # only possible with exotic rules; keep the API sound
             self._finish()
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self._player(agent)

@@ -212,6 +212,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._state = self.scenario.initial_state() if start is None else start.clone()
         self.agents = list(AGENTS)
         self._reset_bookkeeping()
+        if self.render_mode == "human":
+            self.render()
 
     def _reset_bookkeeping(self) -> None:
         self._plies = 0

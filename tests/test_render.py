@@ -421,7 +421,7 @@ def test_human_mode_shows_frames_in_a_pygame_window(pygame_dummy, capsys, game):
         env = junqi_v0.env(render_mode="human", render_perspective="player_0")
     _play(env, steps=5)
     assert capsys.readouterr().out == ""  # no board printed any more
-    assert len(shown) == 5  # one frame per step
+    assert len(shown) == 6  # one frame at reset and one per step
     assert pygame.display.get_init() and pygame.display.get_driver() == "dummy"
     screen = _screen_frame(pygame)
     last = shown[-1]
@@ -429,7 +429,7 @@ def test_human_mode_shows_frames_in_a_pygame_window(pygame_dummy, capsys, game):
     assert scale >= 1 and screen.shape[:2] == (last.shape[0] * scale, last.shape[1] * scale)
     assert np.array_equal(screen[::scale, ::scale], last)
     # render() in human mode draws the current position and returns None.
-    assert env.render() is None and len(shown) == 6
+    assert env.render() is None and len(shown) == 7
     if game == "tbw":
         assert np.array_equal(shown[-1], render_rgb(env.unwrapped._state))
     else:
