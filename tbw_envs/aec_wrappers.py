@@ -30,6 +30,8 @@ PettingZoo's connect four).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
@@ -224,6 +226,40 @@ class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
         observations, infos = super().reset(seed=seed, options=options)
         return observations, self._with_active_agent(infos)
 
+    def _checked_action(self, actions):
+        """The action of the agent to move, once ``actions`` holds to the input contract: a
+        dict keyed by live agents (the agent to move among them), each value an integer in
+        range; the waiting agent's action may be left out or None, and is not played.
+        Anything else raises ``ValueError`` (``TypeError`` for a non-dict) before anything
+        changes; a step after the game is over raises ``GameOverError``."""
+        if not hasattr(self, "agents"):
+            raise RuntimeError("step() called before reset(); call reset() first")
+        if not self.agents:
+            raise GameOverError(
+                "step(): the game is over and every agent has been removed; call reset() to "
+                "play again"
+            )
+        if not isinstance(actions, Mapping):
+            raise TypeError(
+                f"step() takes a dict of actions keyed by agent, got {short_repr(actions)}"
+            )
+        unknown = [agent for agent in actions if agent not in self.agents]
+        if unknown:
+            raise ValueError(
+                f"step(): no live agent named {short_repr(unknown[0])}; agents are "
+                f"{self.agents}"
+            )
+        active = self.aec_env.agent_selection
+        if actions.get(active) is None:
+            raise ValueError(
+                f"step(): no action for {active}, the agent to move "
+                f"(infos[agent]['active_agent'] names it); got actions for {sorted(actions)}"
+            )
+        for agent, action in actions.items():
+            if action is not None:
+                check_action(action, self.action_space(agent).n)
+        return actions[active]
+
     def _with_active_agent(self, infos: dict) -> dict:
         aec = self.aec_env
         active = aec.agent_selection if aec.agents else None
@@ -232,12 +268,10 @@ class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
         return {agent: {**info, "active_agent": value} for agent, info in infos.items()}
 
     def step(self, actions):
-        # turn_based_aec_to_parallel_wrapper.step, without its in-place edit of the AEC env's
-        # info dicts.
+        # turn_based_aec_to_parallel_wrapper.step, with the input contract checked first
+        # (``_checked_action``) and without its in-place edit of the AEC env's info dicts.
         aec = self.aec_env
-        if not self.agents:
-            return {}, {}, {}, {}, {}
-        aec.step(actions[aec.agent_selection])
+        aec.step(self._checked_action(actions))
         rewards = {**aec.rewards}
         terminations = {**aec.terminations}
         truncations = {**aec.truncations}
