@@ -23,6 +23,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from tbw_envs.contract import short_repr
+
 NO_WINNER = -1
 NO_AGENT = -1
 NOT_OVER = "not_over"
@@ -35,7 +37,7 @@ class InfoCodes:
     def __init__(self, core_end_reasons: Sequence[str], agents: Sequence[str],
                  string_infos: bool = False):
         if not isinstance(string_infos, (bool, np.bool_)):
-            raise TypeError(f"string_infos must be True or False, got {string_infos!r}")
+            raise TypeError(f"string_infos must be True or False, got {short_repr(string_infos)}")
         self.end_reasons: tuple[str, ...] = (NOT_OVER, *core_end_reasons, ILLEGAL_ACTION)
         self._code = {name: code for code, name in enumerate(self.end_reasons)}
         self.agents = tuple(agents)

@@ -30,6 +30,8 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
+from tbw_envs.contract import is_integer, short_repr
+
 MASK_KEY = "action_mask"
 OBSERVATION_KEY = "observation"
 METHOD = "action_masks"
@@ -55,6 +57,10 @@ class MaskedSB3VecEnv(VecEnv):
         if mask_shape != (int(games.action_space.n),):
             raise ValueError(f"the action mask has shape {mask_shape}, but the action space has "
                              f"{games.action_space.n} actions")
+        num_envs = getattr(games, "num_envs", None)
+        if not is_integer(num_envs) or num_envs < 1:
+            raise ValueError(f"MaskedSB3VecEnv needs a vector env of at least one env, got "
+                             f"num_envs={short_repr(num_envs)}")
         self.games = games
         self.render_mode = getattr(games, "render_mode", None)
         super().__init__(games.num_envs, space.spaces[OBSERVATION_KEY], games.action_space)

@@ -79,6 +79,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if render_mode is not None and not (isinstance(render_mode, str) and render_mode in modes):
             raise ValueError(f"render_mode {short_repr(render_mode)} is not one of {modes}")
         self.render_mode = render_mode
+        if not isinstance(flip_perspective, (bool, np.bool_)):
+            raise TypeError(
+                f"flip_perspective must be True or False, got {short_repr(flip_perspective)}"
+            )
         self.flip_perspective = bool(flip_perspective)
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)

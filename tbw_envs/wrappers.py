@@ -285,6 +285,7 @@ def make_tbw_single(
     mask_in_obs: bool = False,
     opening_plies: int = 0,
     string_infos: bool = False,
+    illegal_reward: float = -1.0,
 ) -> SingleAgentEnv:
     """``gymnasium.make("tbw_envs/TBWSingle-v0", scenario=..., opponent=...)``;
     ``mask_in_obs=True`` gives Dict observations ``{"observation", "action_mask"}``;
@@ -295,8 +296,8 @@ def make_tbw_single(
     aec = tbw_v0.raw_env(scenario=scenario, render_mode=render_mode,
                          flip_perspective=flip_perspective, string_infos=string_infos)
     return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,
-                          illegal_action=illegal_action, mask_in_obs=mask_in_obs,
-                          opening_plies=opening_plies)
+                          illegal_action=illegal_action, illegal_reward=illegal_reward,
+                          mask_in_obs=mask_in_obs, opening_plies=opening_plies)
 
 
 def make_junqi_single(
@@ -306,6 +307,7 @@ def make_junqi_single(
     illegal_action: str = "lose",
     mask_in_obs: bool = False,
     opening_plies: int = 0,
+    illegal_reward: float = -1.0,
     **env_kwargs,
 ) -> SingleAgentEnv:
     """``gymnasium.make("tbw_envs/JunqiSingle-v0", rules=..., opponent=...)``;
@@ -316,6 +318,6 @@ def make_junqi_single(
 
     aec = junqi_v0.raw_env(render_mode=render_mode, **env_kwargs)
     return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,
-                          illegal_action=illegal_action, mask_in_obs=mask_in_obs,
-                          opening_plies=opening_plies)
+                          illegal_action=illegal_action, illegal_reward=illegal_reward,
+                          mask_in_obs=mask_in_obs, opening_plies=opening_plies)
 

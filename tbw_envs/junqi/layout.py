@@ -81,6 +81,17 @@ class Layout:
 
     cells: tuple[int | None, ...]
 
+    def __post_init__(self) -> None:
+        # Any integer type names a piece (the input contract); store plain ints, so a numpy
+        # integer compares, hashes and validates like the int it is. Bools stay bools, and
+        # validate_layout refuses them.
+        if isinstance(self.cells, (tuple, list)):
+            cells = tuple(
+                int(kind) if is_integer(kind) and not isinstance(kind, bool) else kind
+                for kind in self.cells
+            )
+            object.__setattr__(self, "cells", cells)
+
     def pieces(self, player: int) -> dict[int, int]:
         """Absolute ``{post: kind}`` of this layout deployed by ``player``."""
         return {
