@@ -1,6 +1,7 @@
 """Junqi agents: the move evaluation's features by hand, the agents' contracts (legal moves, no
 cheating, determinism, budgets, deployment) and the registry specs."""
 
+import functools
 import math
 import random
 import time
@@ -35,11 +36,22 @@ from tbw_envs.junqi.pieces import (
     PIECE_NAMES,
 )
 
+# Bian, Li and Wang 2024, Table 2 ("Comparison table of pieces name and piece value"), typed from
+# the paper: Flag 5000, Chief 100, Army 87, Division 65, Brigade 40, Regiment 31, battalion 19,
+# company 8, platoon 3, sapper 44, landmine 39, Bomb 77 (Chief = marshal, Army = general,
+# Division = major general, Regiment = colonel, battalion = major, company = captain, platoon =
+# lieutenant, sapper = engineer).
 PAPER_VALUES = {
     "flag": 5000, "marshal": 100, "general": 87, "major_general": 65, "brigadier": 40,
     "colonel": 31, "major": 19, "captain": 8, "lieutenant": 3, "engineer": 44, "mine": 39,
     "bomb": 77,
 }  # fmt: skip
+# Section 4: "we determined the value of the cof parameter in the UCB formula to be 10".
+PAPER_COF = 10
+# Section 2.1: "we limit the upper limit of the game tree extension to 4 layers".
+PAPER_TREE_DEPTH = 4
+# Algorithm 2 (Flag_Defend), line 5: the alarm is raised "if step<=4".
+PAPER_FLAG_ALARM_STEPS = 4
 F = {name: i for i, name in enumerate(FEATURE_NAMES)}
 
 
@@ -66,6 +78,9 @@ def _features(state, belief_rows, src, dst):
 def test_default_config_holds_the_papers_piece_values_and_named_weights():
     config = load_eval_config("default")
     assert dict(zip(PIECE_NAMES, config.piece_values, strict=True)) == PAPER_VALUES
+    # Eq. 6: Attack_Score = sum of Exvalue (eq. 4) - sum of Exloss (eq. 5): weights +1 and -1.
+    assert (config.weight_dict()["attack_gain"], config.weight_dict()["exposure"]) == (1.0, -1.0)
+    assert config.flag_alarm_steps == PAPER_FLAG_ALARM_STEPS
     assert set(config.weight_dict()) == set(FEATURE_NAMES)
     tuned = config.with_weights({"progress": 0.0})
     assert tuned.weight_dict()["progress"] == 0.0 and config.weight_dict()["progress"] != 0.0
@@ -232,13 +247,25 @@ def _midgame_states(count, plies=30, seed=0):
     return states
 
 
+# ---------------------------------------------------------------------------------- no cheating
+# An agent must decide from its view alone. The check: pairs of true states that differ only in
+# the identities of hidden opponent pieces, with the same public history, so the player's views
+# are equal; a freshly built agent, seeded the same, must play the same move in both worlds.
+# The agent factory is handed the true state (``make(seed, truth)``): an honest factory ignores
+# it, the cheating controls below read it, and the check must catch them.
+CHEAT_CHECK_SEED = 3
+
+
 def _permuted_twin(layouts, actions, observer, rand):
-    """A second deal whose hidden opponent pieces differ but whose public history agrees with
-    ``actions``; None if no such swap was found."""
+    """A second deal of the opponent's army (two of its pieces swapped in the layout) whose public
+    history replays identically; ``(real, twin)`` after ``actions``, or None. A swap that changes
+    a piece the observer can attack right now is preferred: there a peek at the true types
+    matters most."""
     opponent = 1 - observer
     cells = list(layouts[opponent].cells)
     occupied = [c for c, k in enumerate(cells) if k is not None]
-    for _attempt in range(200):
+    fallback = None
+    for _attempt in range(300):
         a, b = rand.sample(occupied, 2)
         if cells[a] == cells[b]:
             continue
@@ -261,16 +288,40 @@ def _permuted_twin(layouts, actions, observer, rand):
             if real.history[-1] != twin.history[-1] or real.flag_revealed != twin.flag_revealed:
                 same = False
                 break
-        if same and real.kind != twin.kind and not real.is_terminal():
+        if not same or real.kind == twin.kind or real.is_terminal():
+            continue
+        changed = {post for post in range(60) if real.kind[post] != twin.kind[post]}
+        targets = {divmod(action, 60)[1] for action in real.legal_actions()}
+        if changed & targets:
             return real, twin
-    return None
+        fallback = fallback or (real, twin)
+    return fallback
 
 
-@pytest.mark.parametrize("name", sorted(AGENT_MAKERS))
-def test_agents_do_not_cheat_under_consistent_permutations_of_hidden_pieces(name):
+def _hand_made_pairs():
+    """Custom positions (no history: every opponent piece may be anything) where the piece next
+    to ours is weak in one world and strong in the other; the swapped partner is far away."""
+    pairs = []
+    for ours, near, far, posts in (
+        ({"E0": (0, "major"), "K2": (0, "captain")}, "lieutenant", "marshal", ("D0", "A4")),
+        ({"H2": (0, "general"), "K0": (0, "engineer")}, "captain", "bomb", ("G2", "B3")),
+    ):
+        homes = {"L1": (0, "flag"), "L3": (0, "mine"), "A1": (1, "flag"), "A3": (1, "mine"),
+                 "B0": (1, "colonel")}  # fmt: skip
+        near_post, far_post = posts
+        real = JunqiState.from_pieces(
+            {**homes, **ours, near_post: (1, near), far_post: (1, far)})
+        twin = JunqiState.from_pieces(
+            {**homes, **ours, near_post: (1, far), far_post: (1, near)})
+        pairs.append((real, twin))
+    return pairs
+
+
+@functools.cache
+def _cheat_check_pairs():
     rand = random.Random(11)
-    checked = 0
-    while checked < 4:
+    pairs = []
+    while len(pairs) < 4:
         layouts = [random_layout(rand), random_layout(rand)]
         state = JunqiState.initial(layouts)
         actions = []
@@ -283,15 +334,77 @@ def test_agents_do_not_cheat_under_consistent_permutations_of_hidden_pieces(name
         if state.is_terminal():
             continue
         pair = _permuted_twin(layouts, actions, state.current_player, rand)
-        if pair is None:
-            continue
-        real, twin = pair
+        if pair is not None:
+            pairs.append(pair)
+    return tuple(pairs) + tuple(_hand_made_pairs())
+
+
+def _moves_in_both_worlds(make) -> list[tuple[int, int]]:
+    """For every pair: the move of ``make(seed, real)`` on the real view and of
+    ``make(seed, twin)`` on the twin's view, both built with the same seed."""
+    moves = []
+    for real, twin in _cheat_check_pairs():
         player = real.current_player
+        assert twin.current_player == player
+        # The precondition: the player cannot tell the worlds apart ...
         assert real.view(player) == twin.view(player)
-        move_a = AGENT_MAKERS[name](3).act(real.view(player))
-        move_b = AGENT_MAKERS[name](3).act(twin.view(player))
-        assert move_a == move_b
-        checked += 1
+        # ... although they differ, in the opponent's hidden pieces only.
+        assert real.kind != twin.kind and real.owner == twin.owner
+        assert [real.kind[p] for p in range(60) if real.owner[p] == player] == [
+            twin.kind[p] for p in range(60) if twin.owner[p] == player
+        ]
+        moves.append(tuple(
+            make(CHEAT_CHECK_SEED, world).act(world.view(player)) for world in (real, twin)
+        ))  # fmt: skip
+    return moves
+
+
+class _TruthBelief:
+    """The back door: a belief tracker whose every determinization is the true state."""
+
+    def __init__(self, belief, truth):
+        self._belief, self._truth = belief, truth
+
+    def sample_state(self, rng):
+        return self._truth.clone()
+
+    def __getattr__(self, name):
+        return getattr(self._belief, name)
+
+
+def _peeking(cls, **kwargs):
+    """A factory of agents of ``cls`` that search the true state instead of the belief's
+    samples: the closure over ``truth`` is the cheat."""
+
+    def make(seed, truth):
+        class Peeking(cls):
+            def _search(self, view, actions, belief, started):
+                return super()._search(view, actions, _TruthBelief(belief, truth), started)
+
+        return Peeking(seed=seed, **kwargs)
+
+    return make
+
+
+CHEATERS = {
+    "ucbmcts": _peeking(UCBMCTSAgent, iterations=60),
+    "ismcts": _peeking(ISMCTSAgent, iterations=60),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AGENT_MAKERS))
+def test_agents_do_not_cheat_under_consistent_permutations_of_hidden_pieces(name):
+    moves = _moves_in_both_worlds(lambda seed, truth: AGENT_MAKERS[name](seed))
+    assert len(moves) == 6
+    assert all(a == b for a, b in moves), moves
+
+
+@pytest.mark.parametrize("name", sorted(CHEATERS))
+def test_the_no_cheating_check_catches_an_agent_that_reads_the_true_state(name):
+    """The control: the same check, on an agent that searches the true state instead of its
+    belief's samples, must fail on some pair."""
+    moves = _moves_in_both_worlds(CHEATERS[name])
+    assert any(a != b for a, b in moves), moves
 
 
 @pytest.mark.parametrize("name", sorted(AGENT_MAKERS))
@@ -304,6 +417,28 @@ def test_agents_play_legal_moves_and_are_deterministic_under_a_seed(name):
         agent = AGENT_MAKERS[name](1)
         agent.reset(7)
         assert agent.act(view) == first
+
+
+def test_ucbmcts_defaults_are_the_papers_cof_and_tree_depth():
+    for agent in (UCBMCTSAgent(), make_agent("ucbmcts", game="junqi")):
+        assert agent.cof == PAPER_COF
+        assert agent.max_depth == PAPER_TREE_DEPTH
+
+
+def test_tree_selection_is_the_papers_ucb_formula_eq3():
+    # Eq. 3: UCB = w_c / n_c + cof x sqrt(2 x log n_p / n_c); here w_c = 3, n_c = 4, n_p = 20.
+    from agents.junqi.mcts import _mean_ucb, _Node, _ucb, _UCTNode
+
+    expected = 3 / 4 + PAPER_COF * math.sqrt(2 * math.log(20) / 4)
+    uct = _UCTNode()
+    uct.visits, uct.wins = 4, 3.0
+    assert _ucb(uct, math.log(20), PAPER_COF) == pytest.approx(expected)
+    # UCB&MCTS keeps the sum of leaf values from the searching player's side; the opponent's
+    # nodes (sign -1) maximise the negated mean.
+    node = _Node(0)
+    node.visits, node.total = 4, 3.0
+    assert _mean_ucb(node, 1.0, math.log(20), PAPER_COF) == pytest.approx(expected)
+    assert _mean_ucb(node, -1.0, math.log(20), PAPER_COF) == pytest.approx(expected - 2 * 3 / 4)
 
 
 @pytest.mark.parametrize("cls", [MCTSAgent, UCBMCTSAgent, ISMCTSAgent])

@@ -16,7 +16,6 @@ from agents.junqi.belief import (
     BELIEFS,
     DEFAULT_BELIEF,
     LAYOUT_MARGINALS,
-    PAPER_HEADQUARTERS_TABLE,
     CountBelief,
     PaperBelief,
     TokenSampler,
@@ -49,7 +48,6 @@ from tbw_envs.junqi.layout import (
 )
 from tbw_envs.junqi.pieces import (
     ALL_TYPES_MASK,
-    ARMY_COUNTS,
     BOMB,
     ENGINEER,
     FLAG,
@@ -60,6 +58,19 @@ from tbw_envs.junqi.pieces import (
 )
 
 TRACKERS = (PaperBelief, CountBelief, UniformBelief)
+
+# Figures from the sources, typed here (never imported from the code under test).
+# The army, /work/shared/JUNQI_RULES.md "Army: 25 pieces per side", in piece-type order: marshal,
+# general, major general, brigadier, colonel, major, captain, lieutenant, engineer, mine, bomb,
+# flag. (The Junqi paper's section 2.1 lists one bomb and one engineer, 22 pieces: a known error
+# of the paper, papers/README.md.)
+ARMY = (1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 2, 1)
+# Bian, Li and Wang 2024, Table 1 ("Probability distribution table of chess pieces in the initial
+# situation of enemy base camp"): Flag 0.5, Bomb 0.15, Platoon 0.15, Landmine 0.1, Battalion 0.05,
+# Company 0.05, Others 0. Platoon = lieutenant (排长), battalion = major (营长), company = captain
+# (连长).
+PAPER_TABLE_1 = {"flag": 0.5, "bomb": 0.15, "lieutenant": 0.15, "mine": 0.1, "major": 0.05,
+                 "captain": 0.05}  # fmt: skip
 
 
 def bits(*names) -> int:
@@ -77,7 +88,7 @@ def layout_with(player: int, fixed: dict[str, str]) -> Layout:
     """A legal layout for ``player`` with the given pieces on the given absolute posts; the rest
     filled deterministically (flag, mines and bombs in the back, then the ranks in order)."""
     cells: list[int | None] = [None] * LAYOUT_CELLS
-    remaining = list(ARMY_COUNTS)
+    remaining = list(ARMY)
     for name, piece in fixed.items():
         cell, kind = post_to_cell(parse_post(name), player), piece_kind(piece)
         assert cell is not None and cell_allows(cell, kind), (name, piece)
@@ -186,7 +197,7 @@ def test_uniform_layout_marginals_are_exact_and_match_random_layouts():
     assert LAYOUT_MARGINALS[back, BOMB] == pytest.approx(1 / 12)
     assert LAYOUT_MARGINALS[10, BOMB] == pytest.approx(1 / 8)  # a middle row
     assert LAYOUT_MARGINALS[0, BOMB] == 0 and LAYOUT_MARGINALS[0, MARSHAL] == pytest.approx(1 / 19)
-    assert np.allclose(LAYOUT_MARGINALS.sum(axis=0), ARMY_COUNTS)
+    assert np.allclose(LAYOUT_MARGINALS.sum(axis=0), ARMY)
     rows = LAYOUT_MARGINALS.sum(axis=1)
     assert np.allclose(rows[list(PIECE_CELLS)], 1.0) and rows.sum() == pytest.approx(25)
     rand = random.Random(5)
@@ -202,13 +213,24 @@ def test_uniform_layout_marginals_are_exact_and_match_random_layouts():
 
 
 def test_paper_prior_is_table_1_on_headquarters():
+    # The prior of a headquarters token is (1 - eps) x Table 1 + eps x the exact marginal of a
+    # headquarters (flag 1/2, mine 1/6, bomb 1/24, every other type 7/24 x count / 19), with a
+    # small eps so that Table 1's zeros can recover. eps is read off a type Table 1 gives 0; then
+    # Table 1 itself must come back exactly.
+    table = np.zeros(NUM_PIECE_TYPES)
+    for name, p in PAPER_TABLE_1.items():
+        table[piece_kind(name)] = p
+    assert table.sum() == pytest.approx(1.0)  # "the probability of all pieces must sum to 1"
+    marginal = np.array([7 / 24 * count / 19 for count in ARMY])
+    marginal[FLAG], marginal[MINE], marginal[BOMB] = 1 / 2, 1 / 6, 1 / 24
     view = JunqiState.random_initial(3).view(0)
     belief = PaperBelief.from_view(view)
     for post in (parse_post("A1"), parse_post("A3")):
         row = belief.probs(post)
         assert row.sum() == pytest.approx(1.0)
-        for kind, p in PAPER_HEADQUARTERS_TABLE.items():
-            assert row[kind] == pytest.approx(p, abs=0.011)
+        eps = row[ENGINEER] / marginal[ENGINEER]
+        assert 0 < eps <= 0.02
+        np.testing.assert_allclose((row - eps * marginal) / (1 - eps), table, atol=1e-9)
         assert 0 < row[ENGINEER] < 0.001 and 0 < row[MARSHAL] < 0.001
     # Elsewhere the exact marginal; with no evidence at all the count fit keeps it.
     cell = post_to_cell(parse_post("C0"), 1)
@@ -355,7 +377,7 @@ def test_count_belief_uses_the_army_composition():
     view = state.view(0)
     count, paper = CountBelief.from_view(view), PaperBelief.from_view(view)
     tokens = count.token_matrix()
-    assert np.allclose(tokens.sum(axis=0), ARMY_COUNTS, atol=1e-4)
+    assert np.allclose(tokens.sum(axis=0), ARMY, atol=1e-4)
     assert np.allclose(tokens.sum(axis=1), 1.0)
     # The paper tracker keeps the prior bomb mass on every living piece; the count tracker
     # moves some of it to the two removed tokens that might be the bombs.
@@ -365,20 +387,20 @@ def test_count_belief_uses_the_army_composition():
 def test_feasible_masks_apply_counting_deductions():
     # Three tokens that can only be the flag or the marshal: infeasible. Two: each takes one.
     masks = [bits("flag", "marshal")] * 2 + [ALL_TYPES_MASK & ~bits("flag", "marshal")] * 23
-    assign = complete_assignment(masks, ARMY_COUNTS)
+    assign = complete_assignment(masks, ARMY)
     assert sorted(assign[:2]) == [MARSHAL, FLAG]
     # A token that may be a bomb when two others must be the bombs: the bomb is cut away.
     masks = [bits("bomb")] * 2 + [bits("bomb", "major")] + [ALL_TYPES_MASK & ~bits("bomb")] * 22
-    assign = complete_assignment(masks, ARMY_COUNTS)
-    assert feasible_masks(masks, ARMY_COUNTS, assign)[2] == bits("major")
+    assign = complete_assignment(masks, ARMY)
+    assert feasible_masks(masks, ARMY, assign)[2] == bits("major")
     with pytest.raises(ValueError, match="inconsistent evidence"):
-        complete_assignment([bits("flag", "marshal")] * 3 + [ALL_TYPES_MASK] * 22, ARMY_COUNTS)
+        complete_assignment([bits("flag", "marshal")] * 3 + [ALL_TYPES_MASK] * 22, ARMY)
     # The sampler honours every mask and the counts exactly.
     sampler = TokenSampler(masks, [[1.0] * NUM_PIECE_TYPES] * 25)
     rand = random.Random(0)
     for _ in range(200):
         kinds = sampler.draw(rand)
-        assert kinds[2] == MAJOR and [kinds.count(k) for k in range(12)] == list(ARMY_COUNTS)
+        assert kinds[2] == MAJOR and [kinds.count(k) for k in range(12)] == list(ARMY)
         assert all(masks[t] >> kinds[t] & 1 for t in range(25))
 
 
@@ -413,7 +435,7 @@ def _check_soundness(games):
                     tokens = belief.token_matrix()
                     assert np.allclose(tokens.sum(axis=1), 1.0)
                     if cls is CountBelief:
-                        assert np.allclose(tokens.sum(axis=0), ARMY_COUNTS, atol=1e-4)
+                        assert np.allclose(tokens.sum(axis=0), ARMY, atol=1e-4)
                 checked += 1
     return checked
 
@@ -513,7 +535,7 @@ def test_samples_follow_the_tracker_at_the_start():
     for _ in range(2000):
         sample = belief.sample(rand)
         assert sorted(sample) == view.opponent_posts()
-        assert [list(sample.values()).count(k) for k in range(12)] == list(ARMY_COUNTS)
+        assert [list(sample.values()).count(k) for k in range(12)] == list(ARMY)
         hits += sample[a1] == FLAG
     assert 0.44 < hits / 2000 < 0.56
 

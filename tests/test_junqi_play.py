@@ -6,7 +6,7 @@ from collections import Counter
 import numpy as np
 
 from tbw_envs.junqi import END_REASONS, HEADQUARTERS, JunqiState
-from tbw_envs.junqi.pieces import ARMY_COUNTS, FLAG, MINE, MOBILE_MASK
+from tbw_envs.junqi.pieces import FLAG, MINE, MOBILE_MASK
 
 GAMES = 2000
 CHECKED_GAMES = 150  # full invariant checks on every ply of the first games only (speed)
@@ -53,7 +53,10 @@ def play_games(rules, games, seed, checked):
     for game in range(games):
         state = JunqiState.random_initial(rand, rules=rules)
         counts = (state.piece_counts(0), state.piece_counts(1))
-        assert counts[0] == counts[1] == list(ARMY_COUNTS)
+        # The army of JUNQI_RULES.md ("Army: 25 pieces per side"), typed in type order: marshal,
+        # general, major general, brigadier, colonel, major, captain, lieutenant, engineer,
+        # mine, bomb, flag.
+        assert counts[0] == counts[1] == [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 2, 1]
         while not state.is_terminal():
             actions = state.legal_actions()
             assert actions

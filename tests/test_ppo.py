@@ -1,29 +1,47 @@
-"""MaskablePPO training, the plane CNN and the PPO arena agent (needs the train extra)."""
+"""MaskablePPO training, the plane CNN and the PPO arena agent (the train extra).
+
+Each test skips only for what it needs: the plane CNN needs torch and stable-baselines3, anything
+with a MaskablePPO policy needs sb3-contrib, and the error of the PPO agent without the train
+extra is checked everywhere."""
 
 from __future__ import annotations
 
 import csv
 import json
 import random
+import sys
 
 import numpy as np
 import pytest
+from gymnasium import spaces
 
-pytest.importorskip("sb3_contrib")
-torch = pytest.importorskip("torch")
+from agents.arena import junqi_game, play_game, tbw_game
+from agents.random_agent import RandomAgent
+from agents.registry import make_agent
+from agents.sb3 import PPOAgent  # torch-free until a policy is used
+from tbw_envs import junqi_v0, tbw_v0
+from tbw_envs.wrappers import make_junqi_single, make_tbw_single
 
-from gymnasium import spaces  # noqa: E402
-from sb3_contrib import MaskablePPO  # noqa: E402
 
-from agents.arena import junqi_game, play_game, tbw_game  # noqa: E402
-from agents.nets import PlaneCNN, plane_policy_kwargs  # noqa: E402
-from agents.random_agent import RandomAgent  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from agents.sb3 import PPOAgent  # noqa: E402
-from tbw_envs import junqi_v0, tbw_v0  # noqa: E402
-from tbw_envs.wrappers import make_junqi_single, make_tbw_single  # noqa: E402
+def _torch():
+    """torch, on one thread (skips the test without it)."""
+    torch = pytest.importorskip("torch", reason="torch is not installed (the train extra)")
+    torch.set_num_threads(1)
+    return torch
 
-torch.set_num_threads(1)
+
+def _nets():
+    """agents.nets (the plane CNN): torch and stable-baselines3, not sb3-contrib."""
+    _torch()
+    pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed")
+    from agents import nets
+
+    return nets
+
+
+def _maskable_ppo():
+    _nets()
+    return pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed").MaskablePPO
 
 BOARDS = {
     "tbw duel 8x8": lambda: make_tbw_single("duel_5v5_8x8"),
@@ -34,17 +52,20 @@ BOARDS = {
 
 
 def _untrained_policy(env, policy_kwargs=None, seed=0):
-    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=seed, device="cpu",
-                        policy_kwargs=policy_kwargs or plane_policy_kwargs(channels=(8,),
-                                                                           features_dim=32))
+    """An untrained MaskablePPO policy (skips the test without sb3-contrib)."""
+    maskable_ppo = _maskable_ppo()
+    kwargs = policy_kwargs or _nets().plane_policy_kwargs(channels=(8,), features_dim=32)
+    model = maskable_ppo("MlpPolicy", env, n_steps=32, batch_size=32, seed=seed, device="cpu",
+                         policy_kwargs=kwargs)
     return model.policy
 
 
 @pytest.mark.parametrize("board", sorted(BOARDS))
-def test_plane_cnn_keeps_every_board_and_feeds_the_action_head(board):
+def test_plane_cnn_keeps_every_board(board):
+    torch, nets = _torch(), _nets()
     env = BOARDS[board]()
     shape = env.observation_space.shape
-    extractor = PlaneCNN(env.observation_space, features_dim=24, channels=(8, 4))
+    extractor = nets.PlaneCNN(env.observation_space, features_dim=24, channels=(8, 4))
     obs = torch.rand((3, *shape))
     features = extractor(obs)
     assert features.shape == (3, 24)
@@ -52,6 +73,12 @@ def test_plane_cnn_keeps_every_board_and_feeds_the_action_head(board):
     assert extractor.convs(obs).shape == (3, 4 * shape[1] * shape[2])
     # Different planes give different features (the network reads its input).
     assert not torch.allclose(features[0], features[1])
+
+
+@pytest.mark.parametrize("board", sorted(BOARDS))
+def test_plane_cnn_feeds_the_masked_action_head(board):
+    torch = _torch()
+    env = BOARDS[board]()
     policy = _untrained_policy(env)
     obs, _ = env.reset(seed=0)
     distribution = policy.get_distribution(torch.as_tensor(obs[None]),
@@ -63,10 +90,11 @@ def test_plane_cnn_keeps_every_board_and_feeds_the_action_head(board):
 
 
 def test_plane_cnn_rejects_flat_spaces_and_empty_layers():
+    plane_cnn = _nets().PlaneCNN
     with pytest.raises(ValueError, match="channel-first"):
-        PlaneCNN(spaces.Box(0, 1, (10,), np.float32))
+        plane_cnn(spaces.Box(0, 1, (10,), np.float32))
     with pytest.raises(ValueError, match="channel count"):
-        PlaneCNN(spaces.Box(0, 1, (3, 4, 4), np.float32), channels=())
+        plane_cnn(spaces.Box(0, 1, (3, 4, 4), np.float32), channels=())
 
 
 def _walk_game(raw, agent_obj, rng, plies=400):
@@ -151,6 +179,7 @@ def test_sampled_play_is_reproducible_by_seed():
 
 
 def _train(tmp_path, game, *extra):
+    _maskable_ppo()
     from scripts.train_ppo import main
 
     out = tmp_path / game
@@ -192,7 +221,17 @@ def test_train_save_load_and_play_an_arena_game(tmp_path, game, extra):
     assert record.moves_per_agent[agent.name] > 0
 
 
+def test_ppo_agent_without_the_train_extra_names_the_extra(monkeypatch, tmp_path):
+    """Runs everywhere: sb3-contrib is hidden (a None entry in sys.modules fails its import)."""
+    monkeypatch.setitem(sys.modules, "sb3_contrib", None)
+    for build in (lambda: make_agent(f"ppo:path={tmp_path / 'model.zip'}", game="tbw"),
+                  lambda: PPOAgent(policy=object(), game_info={"game": "tbw"})):
+        with pytest.raises(ImportError, match=r"torch and sb3-contrib \(the train extra\)"):
+            build()
+
+
 def test_registry_errors_name_the_problem(tmp_path):
+    _maskable_ppo()
     with pytest.raises(FileNotFoundError, match="not found"):
         make_agent(f"ppo:path={tmp_path / 'missing.zip'}", game="tbw")
     with pytest.raises(ValueError, match="deterministic"):
@@ -209,6 +248,8 @@ def test_registry_errors_name_the_problem(tmp_path):
 
 
 def test_snapshot_pool_draws_per_env_and_keeps_frozen_copies():
+    torch = _torch()
+    _maskable_ppo()
     from scripts.train_ppo import SnapshotPool
 
     env = make_tbw_single("duel_5v5_8x8")
