@@ -1,4 +1,4 @@
-"""Search across turns for TBW: a game tree whose moves are whole turns (issue 11).
+"""Search across turns for TBW: a game tree whose moves are whole turns.
 
 The TBW paper (section 3.2) calls the game "combinatorial optimisation laterally and game tree
 search vertically" and builds only the lateral layer, the single-turn search. This module
