@@ -1,4 +1,4 @@
-"""Independent audit of the Junqi core and env against JUNQI_RULES.md.
+"""Independent audit of the Junqi core and env against the rules in docs/junqi_rules.md.
 
 Every expectation here is written by hand from the rules text (the ASCII board, the combat rules,
 the end-of-game order, the information section), not read back from the code under test.

@@ -60,7 +60,7 @@ from tbw_envs.junqi.pieces import (
 TRACKERS = (PaperBelief, CountBelief, UniformBelief)
 
 # Figures from the sources, typed here (never imported from the code under test).
-# The army, /work/shared/JUNQI_RULES.md "Army: 25 pieces per side", in piece-type order: marshal,
+# The army, docs/junqi_rules.md ("The army"), in piece-type order: marshal,
 # general, major general, brigadier, colonel, major, captain, lieutenant, engineer, mine, bomb,
 # flag. (The Junqi paper's section 2.1 lists one bomb and one engineer, 22 pieces: a known error
 # of the paper, papers/README.md.)

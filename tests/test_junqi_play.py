@@ -53,7 +53,7 @@ def play_games(rules, games, seed, checked):
     for game in range(games):
         state = JunqiState.random_initial(rand, rules=rules)
         counts = (state.piece_counts(0), state.piece_counts(1))
-        # The army of JUNQI_RULES.md ("Army: 25 pieces per side"), typed in type order: marshal,
+        # The army of docs/junqi_rules.md ("The army"), typed in type order: marshal,
         # general, major general, brigadier, colonel, major, captain, lieutenant, engineer,
         # mine, bomb, flag.
         assert counts[0] == counts[1] == [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 2, 1]

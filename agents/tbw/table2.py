@@ -1,6 +1,6 @@
 """The TBW paper's Table 2 experiment: scenarios, the paper's figures and its closed forms.
 
-Setting (paper section 5; ``/work/shared/papers/README.md``): one side only, no enemies, an open
+Setting (paper section 5, as docs/results.md reads it): one side only, no enemies, an open
 board (ours is just large enough that no movement range touches an edge, which is the same
 thing), 4-neighbour tiles, movement cost 1, movement points 2, 3 or 4, and 3 or 4 units placed
 either *dispersed* (movement ranges disjoint) or *compact* (the paper's Figure 10, absent from the
