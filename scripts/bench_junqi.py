@@ -101,5 +101,18 @@ def bench_junqi(seconds: float = 5.0) -> dict:
     return results
 
 
+def main(argv=None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("seconds", nargs="?", type=float, default=5.0,
+                        help="seconds per measurement (default 5)")
+    args = parser.parse_args(argv)
+    if not (0 < args.seconds <= 3600):
+        parser.error(f"seconds must be in (0, 3600], got {args.seconds}")
+    bench_junqi(args.seconds)
+    return 0
+
+
 if __name__ == "__main__":
-    bench_junqi(float(sys.argv[1]) if len(sys.argv) > 1 else 5.0)
+    sys.exit(main())
