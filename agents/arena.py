@@ -22,14 +22,18 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
 import hashlib
+import itertools
 import json
 import math
 import os
+import pickle
 import random
+import struct
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -37,8 +41,177 @@ from typing import Any
 
 import numpy as np
 
+from tbw_envs.contract import is_integer, short_repr
+
 GAMES = ("tbw", "junqi")
-RECORD_FORMAT = "tbw-envs-arena-game/1"
+# /2 adds the base seed, the seating, the requested opening length and the digests ("digests",
+# ``DIGEST_SCHEME``); scripts/replay.py still verifies /1 records as far as they allow.
+RECORD_FORMAT = "tbw-envs-arena-game/2"
+RECORD_FORMATS = ("tbw-envs-arena-game/1", RECORD_FORMAT)
+
+
+# ====================================================================== input checks and caps
+
+# Every argument of ``run_round_robin`` / ``run_match`` (and every option of scripts/arena.py) is
+# checked before the first game starts, against these caps:
+# - games: at most MAX_GAMES in one round robin (all pairings, after rounding up to even) or one
+#   match. Every finished game is kept in memory (its moves and digests) until the files are
+#   written, so the cap bounds memory; the schedule itself is built lazily.
+MAX_GAMES = 100_000
+# - seeds (the base seed, ``bootstrap_seed``, a match's seed): integers in [0, 2**63).
+MAX_SEED = 2**63 - 1
+# - workers (processes, or Ray tasks in flight): 1 to MAX_WORKERS.
+MAX_WORKERS = 256
+# - bootstrap resamples: 0 (no intervals) to MAX_BOOTSTRAP; each one refits the ratings.
+MAX_BOOTSTRAP = 10_000
+# - opening plies: at most 1 / OPENING_FRACTION of the longest game the scenario or rule set
+#   allows (``max_opening_plies``): TBW ``max_turns`` x all units (each unit acts once a turn),
+#   Junqi ``ply_cap`` (or ``total_ply_limit`` if lower). duel_5v5_8x8: 40 x 10 / 4 = 100; ccgc:
+#   2000 / 4 = 500. The opening also stops before a ply that would end the game
+#   (``random_opening(stop_before_end=True)``), so the agents always play.
+OPENING_FRACTION = 4
+
+
+class ArenaInputError(ValueError):
+    """An argument of the arena that is out of range or does not apply, reported before any game
+    is played (the message names the argument and quotes the value, cut short)."""
+
+
+class ArenaTypeError(ArenaInputError, TypeError):
+    """An argument of the arena of the wrong type: a TypeError (the input contract) and, like
+    every arena input error, a ValueError."""
+
+
+def _kind(value: Any) -> str:
+    return "bool" if isinstance(value, (bool, np.bool_)) else type(value).__name__
+
+
+def check_int(value: Any, name: str, minimum: int = 0, maximum: int | None = None) -> int:
+    """``value`` as a plain int in ``[minimum, maximum]``: a Python or numpy integer, never a
+    bool or a float (``games=True`` or ``games=2.0`` is refused, not read as 1 or 2)."""
+    what = {0: "a non-negative integer", 1: "a positive integer"}.get(
+        minimum, f"an integer >= {minimum}")
+    if not is_integer(value):
+        raise ArenaTypeError(f"{name} must be {what}, got {_kind(value)} {short_repr(value)}")
+    value = int(value)
+    if value < minimum:
+        raise ArenaInputError(f"{name} must be {what}, got {short_repr(value)}")
+    if maximum is not None and value > maximum:
+        raise ArenaInputError(f"{name} must be at most {maximum:,}, got {short_repr(value)}")
+    return value
+
+
+def check_flag(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ArenaTypeError(f"{name} must be True or False, got {_kind(value)} "
+                             f"{short_repr(value)}")
+    return bool(value)
+
+
+def check_variant(game: str, variant: Any) -> str:
+    """A TBW scenario or Junqi rule set given by name or path, as a string (None: the default)."""
+    what = "scenario" if game == "tbw" else "rule set"
+    if variant is None:
+        return default_variant(game)
+    if isinstance(variant, os.PathLike):
+        variant = os.fspath(variant)
+    if not isinstance(variant, str):
+        raise ArenaTypeError(f"variant ({game} {what}) must be a name or a path, got "
+                             f"{_kind(variant)} {short_repr(variant)}")
+    if not variant.strip():
+        raise ArenaInputError(f"variant ({game} {what}) must not be empty, got "
+                              f"{short_repr(variant)}")
+    return variant
+
+
+def check_specs(specs: Any) -> list[Any]:
+    """The entrants: a list or tuple of registry spec strings or picklable ``factory(seed)``
+    callables (a bare string would otherwise be read as one agent per character)."""
+    if isinstance(specs, (str, bytes)) or not isinstance(specs, Sequence):
+        raise ArenaTypeError(f"specs must be a list of agent specs (strings) or factories, got "
+                             f"{_kind(specs)} {short_repr(specs)}")
+    entries = list(specs)
+    if not entries:
+        raise ArenaInputError("at least one agent is needed, got an empty list")
+    for index, entry in enumerate(entries):
+        if isinstance(entry, str):
+            if not entry.strip():
+                raise ArenaInputError(f"agent #{index + 1}: an empty spec {short_repr(entry)}")
+        elif not callable(entry):
+            raise ArenaTypeError(f"agent #{index + 1} must be a spec string or a factory(seed) "
+                                 f"callable, got {_kind(entry)} {short_repr(entry)}")
+    return entries
+
+
+def longest_game_plies(game: str, variant: str) -> tuple[int, str]:
+    """The most plies a game of ``variant`` can last, and how that number comes about."""
+    if game == "tbw":
+        scenario = _tbw_scenario(variant)
+        units = len(scenario.units)
+        return (scenario.max_turns * units,
+                f"{scenario.max_turns} turns x {units} units = {scenario.max_turns * units} plies")
+    rules = _junqi_rules(variant)
+    if rules.total_ply_limit is not None and rules.total_ply_limit < rules.ply_cap:
+        return rules.total_ply_limit, f"total_ply_limit {rules.total_ply_limit} plies"
+    return rules.ply_cap, f"ply_cap {rules.ply_cap} plies"
+
+
+def max_opening_plies(game: str, variant: str) -> int:
+    """The cap on random opening plies: a quarter (``1 / OPENING_FRACTION``) of the longest
+    game ``variant`` allows, at least 1."""
+    return max(1, longest_game_plies(game, variant)[0] // OPENING_FRACTION)
+
+
+def check_opening_plies(game: str, variant: str, opening_plies: Any) -> int:
+    plies = check_int(opening_plies, "opening_plies", 0)
+    cap = max_opening_plies(game, variant)
+    if plies > cap:
+        what = "scenario" if game == "tbw" else "rule set"
+        raise ArenaInputError(
+            f"opening_plies {plies:,} is more than the cap of {cap:,} for {game} {what} "
+            f"{short_repr(variant)}: 1/{OPENING_FRACTION} of its longest game "
+            f"({longest_game_plies(game, variant)[1]})")
+    return plies
+
+
+def check_total_games(entries: int, games_per_pairing: int) -> tuple[int, int]:
+    """Pairings and games of a round robin of ``entries`` entrants (a single one plays a copy
+    of itself), refused above ``MAX_GAMES`` before any schedule is built."""
+    entrants = max(entries, 2)
+    pairings = entrants * (entrants - 1) // 2
+    total = pairings * even_games(games_per_pairing)
+    if total > MAX_GAMES:
+        raise ArenaInputError(
+            f"{pairings:,} pairing(s) x {even_games(games_per_pairing):,} games = {total:,} "
+            f"games: more than the cap of {MAX_GAMES:,} games in one round robin")
+    return pairings, total
+
+
+def build_entrants(game: str, entries: Sequence[Any], labels: Sequence[str],
+                   pickled: bool) -> None:
+    """Build every entrant once, here and now, so a bad spec (unknown agent, an agent that does
+    not play ``game``, bad options, a model file that does not load) or a failing factory is
+    reported before any game; with ``pickled`` (worker processes, Ray) a factory must pickle."""
+    for index, entry in enumerate(entries):
+        who = f"agent #{index + 1} ({labels[index]})"
+        if pickled and not isinstance(entry, str):
+            try:
+                pickle.dumps(entry)
+            except Exception as exc:
+                raise ArenaInputError(
+                    f"{who}: a factory must be picklable to play in worker processes (define "
+                    f"it at module level, or use workers=1): {type(exc).__name__}: "
+                    f"{short_repr(str(exc))}") from None
+        try:
+            agent = build_agent(entry, 0, game)
+        except Exception as exc:
+            raise ArenaInputError(f"{who}: {exc}" if isinstance(exc, ValueError) else
+                                  f"{who}: cannot be built: {type(exc).__name__}: {exc}"
+                                  ) from None
+        for method in ("act", "reset"):
+            if not callable(getattr(agent, method, None)):
+                raise ArenaTypeError(f"{who}: the agent it builds ({_kind(agent)}) has no "
+                                     f"{method}() method")
 
 
 # ====================================================================== statistics (pure)
@@ -165,6 +338,14 @@ def junqi_game(rules: Any = "ccgc") -> Callable[[int], Any]:
 def play_game(new_state: Callable[[int], Any], agents: Sequence[Any], seed: int,
               max_plies: int = 100_000) -> GameRecord:
     """One game: ``agents[i]`` plays player ``i``."""
+    if not callable(new_state):
+        raise ArenaTypeError(f"new_state must be a callable new_state(seed), got "
+                             f"{_kind(new_state)} {short_repr(new_state)}")
+    if isinstance(agents, (str, bytes)) or not isinstance(agents, Sequence) or len(agents) != 2:
+        raise ArenaInputError(f"agents must be a pair of agents (player 0, player 1), got "
+                              f"{_kind(agents)} {short_repr(agents)}")
+    seed = check_int(seed, "seed", 0, MAX_SEED)
+    max_plies = check_int(max_plies, "max_plies", 1)
     state = new_state(seed)
     for i, agent in enumerate(agents):
         agent.reset(seed * 2 + i)
@@ -228,7 +409,25 @@ class MatchResult:
 
 def run_match(new_state: Callable[[int], Any], agent_a: Any, agent_b: Any, games: int,
               seed: int = 0, progress: bool = False) -> MatchResult:
-    """``games`` games, alternating seats: even games put ``agent_a`` on player 0."""
+    """``games`` games, alternating seats: even games put ``agent_a`` on player 0. Every
+    argument is checked before the first game (``games`` at most ``MAX_GAMES``)."""
+    if not callable(new_state):
+        raise ArenaTypeError(f"new_state must be a callable new_state(seed), got "
+                             f"{_kind(new_state)} {short_repr(new_state)}")
+    for which, agent in (("agent_a", agent_a), ("agent_b", agent_b)):
+        for method in ("act", "reset"):
+            if not callable(getattr(agent, method, None)):
+                raise ArenaTypeError(f"{which} must be an agent with act() and reset(), got "
+                                     f"{_kind(agent)} {short_repr(agent)}")
+        if not isinstance(getattr(agent, "name", None), str):
+            raise ArenaTypeError(f"{which} must have a string name, got "
+                                 f"{short_repr(getattr(agent, 'name', None))}")
+    if agent_a is agent_b:
+        raise ArenaInputError("agent_a and agent_b are the same object: pass two agents (a "
+                              "match against itself needs a second copy)")
+    games = check_int(games, "games", 1, MAX_GAMES)
+    seed = check_int(seed, "seed", 0, MAX_SEED - MAX_GAMES)
+    progress = check_flag(progress, "progress")
     if agent_a.name == agent_b.name:
         agent_b.name = f"{agent_b.name} (2)"
     iterator = range(games)
@@ -321,6 +520,122 @@ def check_game(game: str, variant: str) -> None:
         _junqi_rules(variant)
 
 
+# ====================================================================== digests of a game
+
+# A record proves the game it describes with a chain of SHA-256 digests over a canonical
+# encoding of the game core's state (``state_encoding``: little-endian int64 arrays and
+# compact, key-sorted JSON, the same bytes in every process, whatever PYTHONHASHSEED):
+#   h_0 = sha256("tbw-envs-arena/start" 0 context 0 state_0)
+#   h_k = sha256(h_{k-1} action_k 0 state_k)          (h as 32 raw bytes, action in decimal)
+# where the context fingerprints the scenario (TBW: board, terrain, unit types, units, rules)
+# or the rule set (Junqi: every field but the description). The record stores h_0 and h_n in
+# full ("start", "final"), the first PLY_DIGEST_HEX hex digits of every h_k ("plies", so a replay
+# names the first ply that differs) and "record", the SHA-256 of the whole record but that
+# field (canonical JSON): it binds the agents to their seats, the seeds, the opening and the
+# result to the moves. The digests catch any edit or corruption and a replay under changed
+# rules; they are not a signature (whoever edits a record can recompute them).
+DIGEST_SCHEME = "sha256-chain/1"
+PLY_DIGEST_HEX = 16
+
+
+def canonical_json(value: Any) -> bytes:
+    """Compact, key-sorted, ASCII JSON: one byte string per value in every process."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=True).encode("ascii")
+
+
+def _int64s(values: Sequence[int]) -> bytes:
+    return struct.pack(f"<{len(values)}q", *values)
+
+
+def state_encoding(game: str, state: Any) -> bytes:
+    """The game core's whole state (what decides every later move and the result) as bytes:
+    its per-unit or per-post arrays as little-endian 64-bit integers (TBW: Hp, tiles, acted;
+    Junqi: owner, kind, moved and both sides' beliefs), then its scalars as canonical JSON.
+    Junqi's history enters as its length and its last ply; the chain of digests binds the
+    rest."""
+    if game == "tbw":
+        arrays = _int64s(state.hp + state.pos + state.acted)
+        scalars = ["tbw/1", len(state.hp), state.current_side, state.turn, state.winner,
+                   state.terminal, state.last_side]
+    else:
+        arrays = _int64s(state.owner + state.kind + state.moved + state.possible[0]
+                         + state.possible[1])
+        last = list(state.history[-1]) if state.history else None
+        scalars = ["junqi/1", len(state.owner), state.flag_revealed, state.flag_revealed_ply,
+                   len(state.history), last, state.current_player, state.phase, state.ply,
+                   state.quiet_plies, state.winner, state.end_reason]
+    return canonical_json(scalars) + b"\0" + arrays
+
+
+@lru_cache(maxsize=16)
+def game_context(game: str, variant: str) -> bytes:
+    """Canonical JSON of the scenario (TBW) or rule set (Junqi) a game is played under."""
+    if game == "tbw":
+        sc = _tbw_scenario(variant)
+        context = {
+            "name": sc.name, "board": [sc.board.topology, sc.board.rows, sc.board.cols],
+            "terrain_grid": list(sc.terrain_grid),
+            "terrain_types": {name: asdict(t) for name, t in sc.terrain_types.items()},
+            "unit_types": {name: asdict(t) for name, t in sc.unit_types.items()},
+            "units": [asdict(u) for u in sc.units], "first_side": sc.first_side,
+            "max_turns": sc.max_turns, "win": sc.win, "line_of_sight": sc.line_of_sight,
+            "turn_limit_result": sc.turn_limit_result,
+        }
+    else:
+        rules = _junqi_rules(variant)
+        context = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)
+                   if f.name != "description"}
+    return canonical_json([game, context])
+
+
+class DigestChain:
+    """The running digest of one game (``DIGEST_SCHEME``): ``step`` after every ply."""
+
+    def __init__(self, game: str, variant: str, state: Any):
+        self.game = game
+        self.value = hashlib.sha256(b"tbw-envs-arena/start\0" + game_context(game, variant)
+                                    + b"\0" + state_encoding(game, state)).digest()
+        self.start = self.value.hex()
+        self.plies = bytearray()  # PLY_DIGEST_HEX // 2 bytes per ply: compact while in memory
+
+    def step(self, action: int, state: Any) -> str:
+        """Digest the ply ``action`` that led to ``state``; returns its short hex digest."""
+        self.value = hashlib.sha256(self.value + str(int(action)).encode("ascii") + b"\0"
+                                    + state_encoding(self.game, state)).digest()
+        short = self.value[:PLY_DIGEST_HEX // 2]
+        self.plies += short
+        return short.hex()
+
+    @property
+    def final(self) -> str:
+        return self.value.hex()
+
+
+def ply_digest_list(packed: bytes) -> list[str]:
+    width = PLY_DIGEST_HEX // 2
+    return [packed[i:i + width].hex() for i in range(0, len(packed), width)]
+
+
+def record_digest(record: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of ``record`` without ``digests.record``."""
+    body = dict(record)
+    digests = body.get("digests")
+    if isinstance(digests, dict):
+        body["digests"] = {key: value for key, value in digests.items() if key != "record"}
+    return hashlib.sha256(canonical_json(body)).hexdigest()
+
+
+def agent_seed(game_seed: int, game_in_pairing: int, seat: int) -> int:
+    """The seed an agent is built and reset with (``schedule``)."""
+    return derive_seed("agent", game_seed, game_in_pairing, seat)
+
+
+def pair_seed(base_seed: int, pairing: int, pair: int) -> int:
+    """The seed shared by both games of pair ``pair`` of ``pairing`` (``schedule``)."""
+    return derive_seed("pair", base_seed, pairing, pair)
+
+
 TBW_END_REASONS = ("annihilation", "leader_killed", "mutual_defeat", "turn_limit_hp",
                    "turn_limit_draw")
 
@@ -352,6 +667,7 @@ class GameTask:
     labels: tuple[str, str]
     agent_seeds: tuple[int, int]
     opening_plies: int = 0  # random plies played before the agents, the same for both seatings
+    base_seed: int | None = None  # the round robin's seed (``seed`` derives from it)
 
 
 @dataclass
@@ -378,6 +694,11 @@ class ArenaGame:
     max_move_seconds: tuple[float, float]
     moves: tuple[int, int]
     opening_plies: int = 0  # the first ``opening_plies`` of ``actions`` are the random opening
+    opening_requested: int = 0  # what was asked for (the opening stops before the game ends)
+    base_seed: int | None = None
+    start_digest: str | None = None  # DIGEST_SCHEME: h_0, the short h_k per ply, h_n
+    ply_digests: bytes = b""
+    final_digest: str | None = None
 
     @property
     def winner_seat(self) -> int | None:
@@ -394,11 +715,14 @@ class ArenaGame:
         """Everything but timing: what must not depend on workers or scheduling."""
         return (self.game_id, self.seed, self.labels, self.agent_seeds, self.layouts,
                 self.layout_sources, self.opening_plies, tuple(self.actions), self.returns,
-                self.end_reason, self.plies)
+                self.end_reason, self.plies, self.start_digest, bytes(self.ply_digests),
+                self.final_digest)
 
     def to_record(self) -> dict[str, Any]:
-        """The replayable record (one line of ``games.jsonl``)."""
-        return {
+        """The replayable record (one line of ``games.jsonl``): the /1 fields plus the base
+        seed, the seating, the requested opening and the digests (``DIGEST_SCHEME``), the last
+        of them ``digests.record`` over everything else."""
+        record = {
             "format": RECORD_FORMAT,
             "game": self.game,
             "scenario": self.variant if self.game == "tbw" else None,
@@ -406,6 +730,8 @@ class ArenaGame:
             "game_id": self.game_id,
             "pairing": self.pairing,
             "pair": self.pair,
+            "swapped": self.swapped,
+            "base_seed": self.base_seed,
             "seed": self.seed,
             "agents": list(self.labels),
             "specs": list(self.specs),
@@ -414,7 +740,8 @@ class ArenaGame:
                 {"scenario": self.variant} if self.game == "tbw" else
                 {"layouts": list(self.layouts or ()),
                  "layout_sources": list(self.layout_sources or ())}
-            ) | {"opening_plies": self.opening_plies},
+            ) | {"opening_plies": self.opening_plies,
+                 "opening_plies_requested": self.opening_requested},
             "actions": list(self.actions),
             "result": {
                 "returns": list(self.returns),
@@ -422,7 +749,15 @@ class ArenaGame:
                 "end_reason": self.end_reason,
                 "plies": self.plies,
             },
+            "digests": {
+                "scheme": DIGEST_SCHEME,
+                "start": self.start_digest,
+                "plies": ply_digest_list(self.ply_digests),
+                "final": self.final_digest,
+            },
         }
+        record["digests"]["record"] = record_digest(record)
+        return record
 
 
 def start_position(game: str, variant: str, layouts: Sequence[Any] | None = None) -> Any:
@@ -467,17 +802,25 @@ def _seat_layout(agent: Any, label: str, seat: int, game_seed: int, rules: Any):
     return random_layout(rng), "random"
 
 
-def random_opening(state: Any, plies: int, seed: int) -> list[int]:
+def random_opening(state: Any, plies: int, seed: int,
+                   stop_before_end: bool = False) -> list[int]:
     """Play up to ``plies`` uniformly random legal actions on ``state`` (fewer if the game ends)
     and return them. Seeded by the pair's seed alone, so both seatings of a pair start from the
     same position: this is what makes paired games of deterministic agents on a fixed TBW
-    scenario differ from pair to pair."""
+    scenario differ from pair to pair. With ``stop_before_end`` (the arena) the opening stops
+    before a drawn action that would end the game, so the agents always get to play; the
+    actions it does play are the same as without."""
     rng = random.Random(derive_seed("opening", seed))
     played = []
     for _ in range(plies):
         if state.is_terminal():
             break
         action = rng.choice(list(state.legal_actions()))
+        if stop_before_end:
+            trial = state.clone()
+            trial.apply(action)
+            if trial.is_terminal():
+                break
         state.apply(action)
         played.append(int(action))
     return played
@@ -512,7 +855,13 @@ def _play_task(task: GameTask, max_plies: int) -> ArenaGame:
         sources = (chosen[0][1], chosen[1][1])
     else:
         state = start_position("tbw", task.variant)
-    actions: list[int] = random_opening(state, task.opening_plies, task.seed)
+    actions: list[int] = []
+    chain = DigestChain(task.game, task.variant, state)
+    for action in random_opening(state.clone(), task.opening_plies, task.seed,
+                                 stop_before_end=True):
+        state.apply(action)
+        actions.append(action)
+        chain.step(action, state)
     opening_plies = len(actions)
     seconds = [0.0, 0.0]
     longest = [0.0, 0.0]
@@ -527,6 +876,7 @@ def _play_task(task: GameTask, max_plies: int) -> ArenaGame:
         elapsed = time.perf_counter() - start
         state.apply(action)  # the core rejects an illegal action, naming it
         actions.append(int(action))
+        chain.step(action, state)
         seconds[player] += elapsed
         longest[player] = max(longest[player], elapsed)
         moves[player] += 1
@@ -540,6 +890,8 @@ def _play_task(task: GameTask, max_plies: int) -> ArenaGame:
         end_reason=end_reason(task.game, state), plies=len(actions),
         move_seconds=(seconds[0], seconds[1]), max_move_seconds=(longest[0], longest[1]),
         moves=(moves[0], moves[1]), opening_plies=opening_plies,
+        opening_requested=task.opening_plies, base_seed=task.base_seed,
+        start_digest=chain.start, ply_digests=bytes(chain.plies), final_digest=chain.final,
     )
 
 
@@ -663,8 +1015,7 @@ def _play_on_ray(tasks: Sequence[GameTask], address: str, workers: int | None,
 
 def even_games(games: int) -> int:
     """Games per pairing rounded up to an even number: every seed is played from both seats."""
-    if games < 1:
-        raise ValueError(f"games per pairing must be at least 1, got {games}")
+    games = check_int(games, "games per pairing", 1)
     return games + games % 2
 
 
@@ -690,35 +1041,49 @@ def schedule(game: str, variant: str, entries: Sequence[Any], games_per_pairing:
     seed ``derive_seed("pair", seed, pairing, k)`` and so the starting position, with seats
     swapped; agents are reset with ``derive_seed("agent", pair_seed, game_in_pairing, seat)``.
     With ``opening_plies`` both games of a pair first play the same random opening
-    (``random_opening``).
+    (``random_opening``). The task list is built in full (at most ``MAX_GAMES``);
+    ``run_round_robin`` draws the same tasks lazily from ``iter_tasks``.
     """
-    if isinstance(opening_plies, bool) or not isinstance(opening_plies, int) or opening_plies < 0:
-        raise ValueError(f"opening_plies must be a non-negative integer, got {opening_plies!r}")
+    opening_plies = check_int(opening_plies, "opening_plies", 0)
+    seed = check_int(seed, "seed", 0, MAX_SEED)
+    entries = check_specs(entries)
+    check_total_games(len(entries), games_per_pairing)
+    entries, labels, pairings = entrants(entries)
+    tasks = list(iter_tasks(game, variant, entries, labels, pairings, games_per_pairing, seed,
+                            opening_plies))
+    return entries, labels, pairings, tasks
+
+
+def entrants(entries: Sequence[Any]) -> tuple[list[Any], list[str], list[tuple[int, int]]]:
+    """The entrants (a single entry plays a copy of itself), their labels and the pairings."""
     entries = list(entries)
-    if not entries:
-        raise ValueError("at least one agent is needed")
     if len(entries) == 1:
         entries = entries * 2
     labels = unique_labels(entries)
-    games_per_pairing = even_games(games_per_pairing)
     pairings = [(a, b) for a in range(len(entries)) for b in range(a + 1, len(entries))]
-    tasks = []
+    return entries, labels, pairings
+
+
+def iter_tasks(game: str, variant: str, entries: Sequence[Any], labels: Sequence[str],
+               pairings: Sequence[tuple[int, int]], games_per_pairing: int, seed: int,
+               opening_plies: int = 0) -> Iterator[GameTask]:
+    """Every game's task in ``schedule``'s order, one at a time (nothing is built up front)."""
+    game_id = itertools.count()
     for pairing, (a, b) in enumerate(pairings):
-        for pair in range(games_per_pairing // 2):
-            game_seed = derive_seed("pair", seed, pairing, pair)
+        for pair in range(even_games(games_per_pairing) // 2):
+            game_seed = pair_seed(seed, pairing, pair)
             for swapped in (False, True):
                 seats = (b, a) if swapped else (a, b)
                 game_in_pairing = 2 * pair + int(swapped)
-                tasks.append(GameTask(
-                    game=game, variant=variant, game_id=len(tasks), pairing=pairing, pair=pair,
-                    swapped=swapped, seed=game_seed,
+                yield GameTask(
+                    game=game, variant=variant, game_id=next(game_id), pairing=pairing,
+                    pair=pair, swapped=swapped, seed=game_seed,
                     entries=(entries[seats[0]], entries[seats[1]]),
                     labels=(labels[seats[0]], labels[seats[1]]),
-                    agent_seeds=tuple(derive_seed("agent", game_seed, game_in_pairing, seat)
+                    agent_seeds=tuple(agent_seed(game_seed, game_in_pairing, seat)
                                       for seat in (0, 1)),
-                    opening_plies=opening_plies,
-                ))
-    return entries, labels, pairings, tasks
+                    opening_plies=opening_plies, base_seed=seed,
+                )
 
 
 # ====================================================================== round robin: results
@@ -1079,10 +1444,12 @@ class RoundRobinResult:
 
     # ------------------------------------------------------------------ files
     def write(self, out_dir: str | Path, command: str | None = None,
-              chart: bool = True) -> dict[str, Path]:
+              chart: bool = True, overwrite: bool = True) -> dict[str, Path]:
         """``results.json``, ``games.csv``, ``pairings.csv``, ``ratings.csv``, ``games.jsonl``
-        and (with matplotlib) ``arena.png`` in ``out_dir``; returns the paths."""
-        out = Path(out_dir)
+        and (with matplotlib) ``arena.png`` in ``out_dir``; returns the paths. The folder is
+        checked first (``check_out_dir``): with ``overwrite=False`` a folder that holds anything
+        is refused."""
+        out = check_out_dir(out_dir, overwrite)
         out.mkdir(parents=True, exist_ok=True)
         paths = {name: out / name for name in ("results.json", "games.csv", "pairings.csv",
                                                "ratings.csv", "games.jsonl")}
@@ -1142,6 +1509,54 @@ class RoundRobinResult:
                     ])
 
 
+OUTPUT_FILES = ("results.json", "games.csv", "pairings.csv", "ratings.csv", "games.jsonl",
+                "arena.png")
+
+
+def check_out_dir(out_dir: Any, overwrite: bool = False, what: str = "out") -> Path:
+    """The run folder ``out_dir`` as a Path, checked without writing anything: not empty, not a
+    file, inside a writable folder; an existing folder that holds anything is refused unless
+    ``overwrite`` (then only the arena's files in it are replaced, and none of their names may
+    be a folder)."""
+    if isinstance(out_dir, os.PathLike):
+        out_dir = os.fspath(out_dir)
+    if not isinstance(out_dir, str):
+        raise ArenaTypeError(f"{what} must be a folder path, got {_kind(out_dir)} "
+                             f"{short_repr(out_dir)}")
+    if not out_dir.strip():
+        raise ArenaInputError(f"{what}: an empty path {short_repr(out_dir)}; name a folder "
+                              f"(use . for the current one)")
+    out = Path(out_dir)
+    if out.exists() or out.is_symlink():
+        if not out.is_dir():
+            raise ArenaInputError(f"{what}: {short_repr(str(out))} exists and is not a folder")
+        if any(out.iterdir()):
+            if not overwrite:
+                raise ArenaInputError(
+                    f"{what}: {short_repr(str(out))} already exists and is not empty (an "
+                    f"earlier run?); choose another folder or pass --overwrite "
+                    f"(overwrite=True) to replace the arena's files in it")
+            for name in OUTPUT_FILES:
+                if (out / name).is_dir():
+                    raise ArenaInputError(f"{what}: {short_repr(str(out / name))} is a folder, "
+                                          f"where the arena writes a file")
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise ArenaInputError(f"{what}: no permission to write in {short_repr(str(out))}")
+        return out
+    parent = out.parent
+    while not (parent.exists() or parent.is_symlink()):
+        if parent == parent.parent:
+            break
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ArenaInputError(f"{what}: {short_repr(str(parent))} (a parent of "
+                              f"{short_repr(str(out))}) is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ArenaInputError(f"{what}: no permission to create {short_repr(str(out))} in "
+                              f"{short_repr(str(parent))}")
+    return out
+
+
 def plot_round_robin(result: RoundRobinResult, path: str | Path) -> None:
     """The score matrix as a heatmap with the numbers in the cells, and the ratings with their
     95% intervals, side by side in one PNG."""
@@ -1189,6 +1604,45 @@ def plot_round_robin(result: RoundRobinResult, path: str | Path) -> None:
 # ====================================================================== round robin: driver
 
 
+def check_round_robin(game: Any, specs: Any, games_per_pairing: Any, seed: Any = 0,
+                      workers: Any = None, variant: Any = None, progress: Any = False,
+                      bootstrap: Any = 200, bootstrap_seed: Any = 0, opening_plies: Any = 0,
+                      ray_address: Any = None, build: bool = True) -> dict[str, Any]:
+    """Check every argument of ``run_round_robin`` (types, ranges, the caps at the top of this
+    module), load the scenario or rule set and (``build``) build every agent once; returns the
+    arguments as plain values. Raises ``ArenaInputError`` (a ValueError; ``ArenaTypeError``,
+    also a TypeError, for a value of the wrong type) naming the argument: nothing has been
+    played or written yet."""
+    if not isinstance(game, str) or game not in GAMES:
+        raise ArenaInputError(f"unknown game {short_repr(game)}; games: {', '.join(GAMES)}")
+    entries = check_specs(specs)
+    games_per_pairing = check_int(games_per_pairing, "games_per_pairing", 1, MAX_GAMES)
+    seed = check_int(seed, "seed", 0, MAX_SEED)
+    if ray_address is not None:
+        if not isinstance(ray_address, str):
+            raise ArenaTypeError(f"ray_address must be a string or None, got "
+                                 f"{_kind(ray_address)} {short_repr(ray_address)}")
+        check_ray_address(ray_address)
+    if workers is not None:
+        workers = check_int(workers, "workers", 1, MAX_WORKERS)
+    progress = check_flag(progress, "progress")
+    bootstrap = check_int(bootstrap, "bootstrap", 0, MAX_BOOTSTRAP)
+    bootstrap_seed = check_int(bootstrap_seed, "bootstrap_seed", 0, MAX_SEED)
+    variant = check_variant(game, variant)
+    check_game(game, variant)
+    opening_plies = check_opening_plies(game, variant, opening_plies)
+    _, total = check_total_games(len(entries), games_per_pairing)
+    entries, labels, pairings = entrants(entries)
+    if build:
+        build_entrants(game, entries, labels,
+                       pickled=ray_address is not None or workers != 1 and total > 1)
+    return {"game": game, "entries": entries, "labels": labels, "pairings": pairings,
+            "games_per_pairing": games_per_pairing, "total": total, "seed": seed,
+            "workers": workers, "variant": variant, "progress": progress,
+            "bootstrap": bootstrap, "bootstrap_seed": bootstrap_seed,
+            "opening_plies": opening_plies, "ray_address": ray_address}
+
+
 def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, seed: int = 0,
                     workers: int | None = None, variant: str | None = None,
                     progress: bool = False, bootstrap: int = 200,
@@ -1202,20 +1656,24 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
     games of a pair, start every game (``random_opening``): on a fixed TBW scenario,
     deterministic agents otherwise replay one game per seating. ``ray_address`` (``"local"``,
     ``"auto"``, ``"ray://host:10001"``: ``connect_ray``) plays each game as a Ray task instead,
-    at most ``workers`` at a time (default: all the cluster's CPUs), with the same results."""
-    variant = default_variant(game) if variant is None else str(variant)
-    check_game(game, variant)
-    if ray_address is not None:
-        check_ray_address(ray_address)
-    elif workers is None:
-        workers = os.cpu_count() or 1
-    if workers is not None and workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
-    entries, labels, pairings, tasks = schedule(game, variant, specs, games_per_pairing, seed,
-                                                opening_plies)
+    at most ``workers`` at a time (default: all the cluster's CPUs), with the same results.
+
+    Every argument is checked and every agent built once before the first game
+    (``check_round_robin``; the caps are at the top of this module), and the games are
+    scheduled lazily."""
+    args = check_round_robin(game, specs, games_per_pairing, seed, workers, variant, progress,
+                             bootstrap, bootstrap_seed, opening_plies, ray_address)
+    variant, seed, workers = args["variant"], args["seed"], args["workers"]
+    entries, labels, pairings = args["entries"], args["labels"], args["pairings"]
+    games_per_pairing, opening_plies, total = (args["games_per_pairing"], args["opening_plies"],
+                                               args["total"])
+    if ray_address is None and workers is None:
+        workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    tasks = iter_tasks(game, variant, entries, labels, pairings, games_per_pairing, seed,
+                       opening_plies)
     start = time.perf_counter()
     finished: dict[int, ArenaGame] = {}
-    bar = _progress_bar(len(tasks), f"{game} round robin") if progress else None
+    bar = _progress_bar(total, f"{game} round robin") if args["progress"] else None
 
     def record(result: ArenaGame) -> None:
         finished[result.game_id] = result
@@ -1227,37 +1685,56 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
     try:
         if ray_address is not None:
             workers = _play_on_ray(tasks, ray_address, workers, record)
-        elif workers == 1 or len(tasks) <= 1:
+        elif workers == 1 or total <= 1:
             warm_up(game, variant, entries)
             for task in tasks:
                 record(play_task(task))
         else:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor, as_completed
-
-            # spawn: identical on every platform, and safe with threads (tqdm, numba) running.
-            context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=context,
-                                     initializer=warm_up,
-                                     initargs=(game, variant, entries)) as pool:
-                futures = [pool.submit(play_task, task) for task in tasks]
-                try:
-                    for future in as_completed(futures):
-                        record(future.result())
-                except BaseException:
-                    for future in futures:
-                        future.cancel()
-                    raise
+            _play_in_processes(tasks, min(workers, total), game, variant, entries, record)
     finally:
         if bar is not None:
             bar.close()
     return RoundRobinResult(
         game=game, variant=variant, seed=seed, games_per_pairing=even_games(games_per_pairing),
         labels=labels, specs=[entrant_spec(entry) for entry in entries], pairings=pairings,
-        games=[finished[task.game_id] for task in tasks], workers=workers,
-        wall_seconds=time.perf_counter() - start, bootstrap=bootstrap,
-        bootstrap_seed=bootstrap_seed, opening_plies=opening_plies,
+        games=[finished[game_id] for game_id in range(total)], workers=workers,
+        wall_seconds=time.perf_counter() - start, bootstrap=args["bootstrap"],
+        bootstrap_seed=args["bootstrap_seed"], opening_plies=opening_plies,
     )
+
+
+def _play_in_processes(tasks: Iterator[GameTask], workers: int, game: str, variant: str,
+                       entries: Sequence[Any], record: Callable[[ArenaGame], None]) -> None:
+    """Play ``tasks`` in ``workers`` spawned processes, a few per worker in flight at a time
+    (the schedule is drawn lazily); ``record`` gets each game as it finishes."""
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    # spawn: identical on every platform, and safe with threads (tqdm, numba) running.
+    context = multiprocessing.get_context("spawn")
+    limit = 4 * workers
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=warm_up,
+                             initargs=(game, variant, entries)) as pool:
+        pending: set[Any] = set()
+
+        def submit() -> None:
+            for task in tasks:
+                pending.add(pool.submit(play_task, task))
+                if len(pending) >= limit:
+                    break
+
+        try:
+            submit()
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    pending.discard(future)
+                    record(future.result())
+                submit()
+        except BaseException:
+            for future in pending:
+                future.cancel()
+            raise
 
 
 def _progress_bar(total: int, description: str):

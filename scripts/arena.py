@@ -11,11 +11,18 @@ games run in --workers processes (or as Ray tasks with --ray) and every seed dep
 game alone. Tables: wins, draws and losses by seat with Wilson intervals, Bradley-Terry ratings
 (Elo scale) with bootstrap intervals, how games ended, time per move. Files (results.json,
 games.csv, pairings.csv, ratings.csv, arena.png, games.jsonl for scripts/replay.py) go to --out.
+
+Every option is checked, every agent built once and every output folder checked before the
+first game; an existing, non-empty --out is refused unless --overwrite. Caps: at most
+100,000 games in one round robin, --workers at most 256, --seed below 2**63, --opening-plies at
+most a quarter of the longest game the scenario or rule set allows (duel_5v5_8x8: 100, ccgc:
+500; agents.arena.max_opening_plies).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shlex
 import sys
 import time
@@ -25,14 +32,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agents.arena import (  # noqa: E402
-    check_game,
+    MAX_GAMES,
+    MAX_SEED,
+    MAX_WORKERS,
+    ArenaInputError,
+    check_out_dir,
     check_ray_address,
-    default_variant,
+    check_round_robin,
     import_ray,
     run_round_robin,
 )
 from agents.arena import replay_record as replay_final_state  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
+from tbw_envs.contract import short_repr  # noqa: E402
 
 DEFAULT_TBW_AGENTS = ["exact", "greedy", "random"]
 DEFAULT_TBW_GAMES = 100
@@ -44,24 +55,45 @@ DEFAULT_JUNQI_AGENTS = ["ucbmcts:iterations=400,weights=tuned", "greedy", "rando
 DEFAULT_JUNQI_GAMES = 20
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+def whole_number(text: str, minimum: int, maximum: int | None = None) -> int:
+    """A decimal integer in ``[minimum, maximum]`` (argparse type)."""
+    value = None
+    if len(text) <= 40:  # int() of a huge string is slow, and the caps are far below this
+        with contextlib.suppress(ValueError):
+            value = int(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {short_repr(text)}")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise argparse.ArgumentTypeError(f"must be at most {maximum:,}, got {value:,}")
     return value
+
+
+def positive_int(text: str) -> int:
+    return whole_number(text, 1)
 
 
 def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
-    return value
+    return whole_number(text, 0)
+
+
+def games_count(text: str) -> int:
+    return whole_number(text, 1, MAX_GAMES)
+
+
+def workers_count(text: str) -> int:
+    return whole_number(text, 1, MAX_WORKERS)
+
+
+def seed_value(text: str) -> int:
+    return whole_number(text, 0, MAX_SEED)
+
+
+def non_empty(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"must not be empty, got {short_repr(text)}")
+    return text
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,35 +103,45 @@ def build_parser() -> argparse.ArgumentParser:
                "--rules is, both (TBW first) when none is.",
     )
     parser.add_argument("--game", choices=["tbw", "junqi"], default=None)
-    parser.add_argument("--scenario", default=None,
-                        help="TBW: bundled scenario name or YAML path (default duel_5v5_8x8)")
-    parser.add_argument("--rules", default=None,
-                        help="Junqi: rule set name or YAML path (default ccgc)")
-    parser.add_argument("--agents", nargs="+", default=None, metavar="AGENT",
+    parser.add_argument("--scenario", type=non_empty, default=None,
+                        help="TBW: bundled scenario name or YAML path (default duel_5v5_8x8); "
+                             "an error with --game junqi")
+    parser.add_argument("--rules", type=non_empty, default=None,
+                        help="Junqi: rule set name or YAML path (default ccgc); an error with "
+                             "--game tbw")
+    parser.add_argument("--agents", nargs="+", type=non_empty, default=None, metavar="AGENT",
                         help="agent specs; every pair plays (one spec plays itself), e.g. exact "
                              "greedy random alg5:budget=100000 (default: "
                              f"{' '.join(DEFAULT_TBW_AGENTS)} for TBW, "
                              f"{' '.join(DEFAULT_JUNQI_AGENTS)} for Junqi)")
-    parser.add_argument("--games", type=positive_int, default=None,
+    parser.add_argument("--games", type=games_count, default=None,
                         help="games per pairing, rounded up to even (default "
-                             f"{DEFAULT_TBW_GAMES} TBW, {DEFAULT_JUNQI_GAMES} Junqi)")
-    parser.add_argument("--seed", type=int, default=0, help="base seed of every game")
+                             f"{DEFAULT_TBW_GAMES} TBW, {DEFAULT_JUNQI_GAMES} Junqi); at most "
+                             f"{MAX_GAMES:,} games in all pairings together")
+    parser.add_argument("--seed", type=seed_value, default=0,
+                        help="base seed of every game, 0 to 2**63 - 1")
     parser.add_argument("--opening-plies", type=non_negative_int, default=0, metavar="N",
                         help="start every game with N random plies, the same for both games "
                              "of a pair (TBW: deterministic agents on a fixed scenario "
-                             "otherwise replay one game per seating)")
-    parser.add_argument("--workers", type=positive_int, default=None,
+                             "otherwise replay one game per seating); at most a quarter of the "
+                             "longest game (duel_5v5_8x8: 100, ccgc: 500), and the opening "
+                             "stops before a ply that would end the game")
+    parser.add_argument("--workers", type=workers_count, default=None,
                         help="processes playing games (default: all cores); 1 plays in this "
                              "process; with --ray, games in flight at once (default: all the "
-                             "cluster's CPUs); results do not depend on it")
+                             f"cluster's CPUs); results do not depend on it; at most "
+                             f"{MAX_WORKERS}")
     parser.add_argument("--ray", type=ray_address, default=None, metavar="ADDRESS",
                         help="play each game as a Ray task: 'local' starts Ray on this "
                              "machine, 'auto' joins the cluster 'ray start' set up here, "
                              "ray://head:10001 connects through Ray Client; same results as "
                              "without (needs ray: pip install -e \".[rllib]\")")
-    parser.add_argument("--out", default=None,
+    parser.add_argument("--out", type=non_empty, default=None,
                         help="output folder (default runs/arena-<game>-<YYYYmmdd-HHMMSS>/; "
-                             "with both games, DIR/tbw and DIR/junqi)")
+                             "with both games, DIR/tbw and DIR/junqi); refused if it exists "
+                             "and is not empty, unless --overwrite")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="write into an existing --out folder, replacing the arena's files")
     parser.add_argument("--no-render", action="store_true",
                         help="skip the final board of the last game")
     return parser
@@ -122,9 +164,41 @@ def games_to_run(args: argparse.Namespace) -> list[str]:
     return ["tbw", "junqi"]
 
 
+# The messages of agents.arena name API arguments; the command line names its options.
+OPTION_NAMES = (("games_per_pairing", "--games"), ("opening_plies", "--opening-plies"),
+                ("workers", "--workers"), ("seed", "--seed"), ("out:", "--out:"))
+
+
+def option_message(message: str) -> str:
+    for api, option in OPTION_NAMES:
+        if message.startswith(api):
+            return option + message[len(api):]
+    return message
+
+
+def fresh_default_out(game: str, stamp: str) -> Path:
+    """runs/arena-<game>-<stamp>, numbered -2, -3, ... if a run of the same second has it."""
+    out = ROOT / "runs" / f"arena-{game}-{stamp}"
+    number = 2
+    while out.exists():
+        out = ROOT / "runs" / f"arena-{game}-{stamp}-{number}"
+        number += 1
+    return out
+
+
 def plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[dict]:
     """One entry per game to run, every input checked up front (argparse errors, not
-    tracebacks from a worker process)."""
+    tracebacks from a worker process, and never after a game was played): options that do
+    not apply to the game, the scenario or rule set, the caps, every agent (built once) and
+    every output folder. Nothing is written here."""
+    if args.game == "junqi" and args.scenario is not None:
+        parser.error("--scenario applies to TBW only; Junqi takes --rules "
+                     f"(got --game junqi --scenario {short_repr(args.scenario)})")
+    if args.game == "tbw" and args.rules is not None:
+        parser.error("--rules applies to Junqi only; TBW takes --scenario "
+                     f"(got --game tbw --rules {short_repr(args.rules)})")
+    if args.overwrite and args.out is None:
+        parser.error("--overwrite needs --out (the default folder is always a new one)")
     if args.ray is not None:
         try:
             import_ray()
@@ -134,21 +208,24 @@ def plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[dict
     stamp = time.strftime("%Y%m%d-%H%M%S")
     games = games_to_run(args)
     for game in games:
-        variant = (args.scenario if game == "tbw" else args.rules) or default_variant(game)
+        variant = args.scenario if game == "tbw" else args.rules
         specs = args.agents or (DEFAULT_TBW_AGENTS if game == "tbw" else DEFAULT_JUNQI_AGENTS)
-        try:
-            check_game(game, variant)
-            for spec in specs:
-                make_agent(spec, seed=0, game=game)
-        except ValueError as exc:
-            parser.error(f"{game}: {exc}")
         count = args.games or (DEFAULT_TBW_GAMES if game == "tbw" else DEFAULT_JUNQI_GAMES)
-        if args.out is None:
-            out = ROOT / "runs" / f"arena-{game}-{stamp}"
-        else:
-            out = Path(args.out) / game if len(games) > 1 else Path(args.out)
-        runs.append({"game": game, "variant": variant, "specs": list(specs), "games": count,
-                     "out": out})
+        try:
+            checked = check_round_robin(
+                game, list(specs), count, seed=args.seed, workers=args.workers,
+                variant=variant, opening_plies=args.opening_plies, ray_address=args.ray)
+            if args.out is None:
+                out = fresh_default_out(game, stamp)
+            else:
+                out = Path(args.out) / game if len(games) > 1 else Path(args.out)
+                check_out_dir(out, args.overwrite, what="--out")
+        except ArenaInputError as exc:
+            parser.error(f"{game}: {option_message(str(exc))}")
+        except ValueError as exc:  # the scenario or rule set (its loader names the problem)
+            parser.error(f"{game}: {exc}")
+        runs.append({"game": game, "variant": checked["variant"], "specs": list(specs),
+                     "games": count, "out": out})
     return runs
 
 
@@ -168,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
                                  opening_plies=args.opening_plies, ray_address=args.ray)
         print()
         print(result.tables())
-        paths = result.write(run["out"], command=command)
+        paths = result.write(run["out"], command=command, overwrite=args.overwrite)
         if not args.no_render:
             last = result.games[-1]
             print(f"\nfinal board of the last game ({last.labels[0]} as player 0, "
