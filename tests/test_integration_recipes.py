@@ -1,6 +1,7 @@
 """The recipes in scripts/integrations/ train and respect masks; each is skipped when its library
-is not installed. TorchRL, Tianshou and SuperSuit are not in the project's extras (install lines:
-docs/integrations.md); the CleanRL-style recipe needs only torch (the ``train`` extra)."""
+is not installed (CI's ``--require-integrations`` fails it instead). TorchRL, Tianshou and
+SuperSuit are the ``integrations`` extra, RLlib the ``rllib`` extra (its own environment); the
+CleanRL-style recipe needs only torch (the ``train`` extra)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ def _trained(result: dict) -> None:
 
 @pytest.mark.parametrize("game", ["tbw", "junqi"])
 def test_torchrl_recipe_runs_masked_ppo_iterations(game):
-    pytest.importorskip("torchrl", reason="torchrl is not installed (pip install torchrl)")
+    pytest.importorskip("torchrl", reason="torchrl is not installed (the integrations extra)")
     from scripts.integrations import torchrl_masked
 
     result = torchrl_masked.run(game, iterations=2, frames_per_batch=128, epochs=2)
@@ -29,7 +30,7 @@ def test_torchrl_recipe_runs_masked_ppo_iterations(game):
 
 @pytest.mark.parametrize("game", ["tbw", "junqi"])
 def test_tianshou_recipe_trains_a_masked_dqn_per_seat(game):
-    pytest.importorskip("tianshou", reason="tianshou is not installed (pip install tianshou)")
+    pytest.importorskip("tianshou", reason="tianshou is not installed (the integrations extra)")
     from scripts.integrations import tianshou_masked
 
     result = tianshou_masked.run(game, steps=300)
@@ -51,7 +52,7 @@ def test_cleanrl_style_ppo_trains_over_a_sync_vector_env(game, dict_obs):
 
 @pytest.mark.parametrize("game", ["tbw", "junqi"])
 def test_supersuit_recipe_trains_self_play_ppo(game):
-    pytest.importorskip("supersuit", reason="supersuit is not installed (pip install supersuit)")
+    pytest.importorskip("supersuit", reason="supersuit is not installed (the integrations extra)")
     pytest.importorskip("torch", reason="torch is not installed (the train extra)")
     from scripts.integrations import supersuit_vec
 
@@ -62,7 +63,7 @@ def test_supersuit_recipe_trains_self_play_ppo(game):
 
 @pytest.mark.parametrize("game", ["tbw", "junqi"])
 def test_supersuit_recipe_trains_maskable_ppo_through_the_sb3_adapter(game):
-    pytest.importorskip("supersuit", reason="supersuit is not installed (pip install supersuit)")
+    pytest.importorskip("supersuit", reason="supersuit is not installed (the integrations extra)")
     pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the train extra)")
     from scripts.integrations import supersuit_vec
 
@@ -75,7 +76,8 @@ def test_supersuit_vector_env_plays_whole_games_of_our_parallel_env(game):
     """SuperSuit's helpers on ``parallel_env()``: rows are seats, the waiting seat's mask
     allows only the last id, a game ends for both rows in one step with opposite rewards (or
     a draw), and the env resets inside that step."""
-    ss = pytest.importorskip("supersuit", reason="supersuit is not installed")
+    ss = pytest.importorskip("supersuit",
+                             reason="supersuit is not installed (the integrations extra)")
     from tbw_envs import junqi_v0, tbw_v0
 
     par = (tbw_v0.parallel_env(scenario="paper_figure3") if game == "tbw"

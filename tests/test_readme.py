@@ -18,11 +18,21 @@ def test_core_and_env_snippets_run(index, capsys):
     assert "duel_5v5_8x8" in capsys.readouterr().out
 
 
-def test_ci_runs_the_readme_test_command_verbatim():
+def test_ci_runs_the_readme_test_commands_verbatim():
     commands = re.findall(r"```bash\n(.*?)\n```", README, re.S)
-    assert len(commands) == 2, "the README gives exactly two set-up commands"
-    main_job, tests = commands
-    assert "scripts/arena.py" in main_job and "pytest" in tests
-    assert tests in (ROOT / ".ci" / "run").read_text().splitlines()
-    assert "-c constraints.txt" in main_job and "-c constraints.txt" in tests
+    assert len(commands) == 3, "the README gives exactly three set-up commands"
+    main_job, tests, rllib_tests = commands
+    assert "scripts/arena.py" in main_job and "pytest" in tests and "pytest" in rllib_tests
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert tests in ci and rllib_tests in ci and ci.index(tests) < ci.index(rllib_tests)
+    for command in commands:
+        assert "-c constraints.txt" in command
+    assert "--require-integrations=" in tests and "--require-integrations=rllib" in rllib_tests
     assert (ROOT / "constraints.txt").read_text().strip() == "torch==2.13.0"
+
+
+def test_snippets_that_train_or_play_a_network_use_one_torch_thread():
+    networked = [block for block in PYTHON_BLOCKS if "sb3_contrib" in block or "torch" in block]
+    assert networked, "the README shows how to train with MaskablePPO"
+    for block in networked:
+        assert "torch.set_num_threads(1)" in block, block
