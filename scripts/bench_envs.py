@@ -5,7 +5,11 @@
 
 Rates are unit actions (TBW) or plies (Junqi) per second on one core. ``raw_env`` and ``env()``
 rows include building the observation and mask of every step (``env.last()``), as a learner
-would. Record figures in docs/benchmarks.md with the machine and this command.
+would. The ``single`` row is the single-agent Gymnasium wrapper with its built-in random
+opponent: every ply counts, the learner's (observation, mask and info built) and the opponent's
+(played inside ``step``), so it compares with ``raw_env`` directly, and the ``overhead`` column
+gives its cost over ``raw_env``. Record figures in docs/benchmarks.md with the machine and this
+command.
 """
 
 from __future__ import annotations
@@ -57,9 +61,29 @@ def bench_aec(make_env, seconds: float, seed: int = 0) -> tuple[float, int]:
     return steps / (time.perf_counter() - start), games
 
 
+def bench_single(make_env, seconds: float, seed: int = 0) -> tuple[float, int]:
+    """Plies per second through a single-agent wrapper (the learner's and the opponent's)."""
+    rng = random.Random(seed)
+    env = make_env()
+    plies = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        _obs, info = env.reset(seed=games)
+        done = False
+        while not done:
+            legal = np.flatnonzero(info["action_mask"])
+            _obs, _reward, terminated, truncated, info = env.step(
+                int(legal[rng.randrange(len(legal))]))
+            done = terminated or truncated
+        plies += info["plies"]
+        games += 1
+    return plies / (time.perf_counter() - start), games
+
+
 def run_tbw(seconds: float) -> list[tuple[str, str, float, int]]:
     from tbw_envs import tbw_v0
     from tbw_envs.tbw import load_scenario
+    from tbw_envs.wrappers import make_tbw_single
 
     rows = []
     for name in TBW_SCENARIOS:
@@ -70,6 +94,8 @@ def run_tbw(seconds: float) -> list[tuple[str, str, float, int]]:
         rows.append((f"tbw {name}", "raw_env", rate, games))
         rate, games = bench_aec(lambda n=name: tbw_v0.env(scenario=n), seconds)
         rows.append((f"tbw {name}", "env()", rate, games))
+        rate, games = bench_single(lambda n=name: make_tbw_single(scenario=n), seconds)
+        rows.append((f"tbw {name}", "single", rate, games))
     return rows
 
 
@@ -77,6 +103,7 @@ def run_junqi(seconds: float) -> list[tuple[str, str, float, int]]:
     from scripts.bench_junqi import _core_random_play
     from tbw_envs import junqi_v0
     from tbw_envs.junqi import JunqiState
+    from tbw_envs.wrappers import make_junqi_single
 
     layouts_rng = random.Random(0)
     rows = []
@@ -86,6 +113,8 @@ def run_junqi(seconds: float) -> list[tuple[str, str, float, int]]:
     rows.append(("junqi ccgc (random layouts)", "raw_env", rate, games))
     rate, games = bench_aec(lambda: junqi_v0.env(), seconds)
     rows.append(("junqi ccgc (random layouts)", "env()", rate, games))
+    rate, games = bench_single(make_junqi_single, seconds)
+    rows.append(("junqi ccgc (random layouts)", "single", rate, games))
     ends = _core_random_play(seconds)
     shares = ", ".join(f"{k} {v:.1%}" for k, v in ends["end_reason_share"].items())
     print(f"junqi random games ({ends['core_games']}, mean {ends['core_mean_plies']:.0f} plies) "
@@ -105,9 +134,11 @@ def main(argv=None) -> int:
         rows += run_tbw(args.seconds)
     if args.only in (None, "junqi"):
         rows += run_junqi(args.seconds)
-    print(f"{'game':<32}{'layer':<10}{'steps/s':>12}{'games':>8}")
+    print(f"{'game':<32}{'layer':<10}{'steps/s':>12}{'games':>8}{'overhead':>10}")
+    raw_rates = {game: rate for game, layer, rate, _ in rows if layer == "raw_env"}
     for game, layer, rate, games in rows:
-        print(f"{game:<32}{layer:<10}{rate:>12,.0f}{games:>8}")
+        overhead = f"{raw_rates[game] / rate - 1:+.0%}" if layer == "single" else ""
+        print(f"{game:<32}{layer:<10}{rate:>12,.0f}{games:>8}{overhead:>10}")
     return 0
 
 
