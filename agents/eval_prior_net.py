@@ -13,7 +13,9 @@ normalised score of every legal move, 0 at the best one, negative elsewhere).
   correction starts near zero and the initial policy's most likely move is greedy's.
   ``learn_beta=False`` freezes ``beta``.
 - The prior's settings (``agents.eval_prior.EvalPrior.to_dict()``) are a constructor argument,
-  so they are saved inside ``model.zip`` and ``agents.sb3.PPOAgent`` rebuilds the same scores.
+  so they are saved in the policy file (``agents.sb3.save_policy``: the architecture's
+  ``eval_prior`` entry, with ``beta_init``, ``learn_beta`` and ``correction_init``) and
+  ``agents.sb3.PPOAgent`` rebuilds the same policy and scores from it.
 
 >>> model = MaskablePPO(EvalPriorPolicy, make_junqi_eval_prior(opponent=...),
 ...                     policy_kwargs=eval_prior_policy_kwargs())  # doctest: +SKIP

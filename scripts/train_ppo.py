@@ -13,10 +13,21 @@ episode draws its opponent (the newest with probability ``--latest-prob``), play
 
 Every ``--eval-every`` steps the current policy plays ``--eval-games`` seat-swapped arena games
 (deterministic, on the game core) against each ``--eval-opponents`` agent. ``--out`` (default
-``runs/ppo-<game>-<time>/``) receives ``model.zip``, ``checkpoints/``, ``monitor.csv`` (every
-training episode), ``eval.csv``, ``learning_curve.png`` and ``run.json`` (arguments, wall time,
-throughput). Play the result in the arena:
-``python scripts/arena.py --game tbw --agents ppo:path=runs/.../model.zip greedy random``.
+``runs/ppo-<game>-<time>/``) receives ``policy.npz`` (the policy file: arrays and JSON, loaded
+without running code, ``agents.sb3``), ``model.zip`` (SB3's, unpickled when loaded: for
+resuming with SB3 only), ``checkpoints/`` (``ppo_<steps>_steps.npz`` and ``.zip``),
+``monitor.csv`` (every training episode), ``eval.csv``, ``learning_curve.png`` and ``run.json``
+(arguments, wall time, throughput). Play the result in the arena:
+``python scripts/arena.py --game tbw --agents ppo:path=runs/.../policy.npz greedy random``.
+``--opponent ppo:path=...`` and ``--init`` take policy files too; a ``.zip`` is refused
+(``scripts/convert_model.py`` converts one you trust).
+
+Every argument is checked before training starts: numbers (type, finite, range), flags that do
+not apply to the game (``--scenario`` / ``--opening-plies`` are TBW's, ``--rules`` /
+``--deployment`` / ``--eval-prior`` Junqi's) or to the run (the self-play flags without
+``--opponent self``, the ``--prior-*`` flags without ``--eval-prior``), every ``--opponent`` and
+``--eval-opponents`` spec (built and set against the game and board), ``--init`` (read in full)
+and ``--out``. Errors name the flag and the value.
 
 torch runs on one thread unless ``--threads`` says otherwise: on a 2-core machine torch's default
 threading made MaskablePPO about 30 times slower for these small networks.
@@ -27,7 +38,7 @@ evaluation's normalised score of every legal move to a Dict observation
 ``--prior-clip`` logits) and the policy's logits are ``beta * scores + net(planes)``
 (``agents.eval_prior_net.EvalPriorPolicy``; ``beta`` learned from ``--prior-beta``, the net's
 correction starting near zero), so the untrained policy plays like ``greedy``; it is saved as
-``checkpoints/ppo_0_steps.zip``, the baseline. The saved models carry the prior's settings;
+``checkpoints/ppo_0_steps.npz``, the baseline. The saved policies carry the prior's settings;
 ``ppo:path=...`` rebuilds the scores from its views.
 """
 
@@ -38,6 +49,7 @@ import copy
 import csv
 import json
 import math
+import os
 import platform
 import random
 import sys
@@ -285,7 +297,8 @@ def plot_learning_curve(out: Path, title: str) -> Path | None:
     ax.set_ylim(-1.05, 1.05)
     ax.set_title("training episodes")
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right")
+    if episodes:
+        ax.legend(loc="lower right")
     ax = axes[1]
     for opponent in dict.fromkeys(e["opponent"] for e in evals):
         rows = [e for e in evals if e["opponent"] == opponent]
@@ -311,47 +324,89 @@ def plot_learning_curve(out: Path, title: str) -> Path | None:
     return path
 
 
-# ---------------------------------------------------------------------------- training
+# ---------------------------------------------------------------------------- arguments
 
 
-def parse_args(argv=None):
+# Flags that apply to one game only, one configuration only, and their defaults: parsed with a
+# default of None, so a flag given where it does not apply is an error, not silently ignored.
+GAME_FLAGS = {
+    "scenario": ("tbw", "duel_5v5_8x8"), "opening_plies": ("tbw", 0),
+    "rules": ("junqi", "ccgc"), "deployment": ("junqi", "random"),
+    "eval_prior": ("junqi", False),
+}
+PRIOR_FLAGS = {"prior_beta": 2.0, "prior_temperature": 2.0, "prior_clip": 15.0}
+SELF_PLAY_FLAGS = {"snapshot_every": 20_000, "pool_size": 10, "latest_prob": 0.5}
+# name: (lowest, highest) for integers; every float must also be finite.
+INT_RANGES = {
+    "timesteps": (1, 10**12), "envs": (1, 256), "n_steps": (1, 10**7),
+    "batch_size": (2, 10**8), "n_epochs": (1, 1000), "seed": (0, 2**32 - 1),
+    "threads": (0, 1024), "eval_every": (0, 10**12), "eval_games": (0, 100_000),
+    "checkpoint_every": (1, 10**12), "snapshot_every": (1, 10**12), "pool_size": (1, 1000),
+    "opening_plies": (0, 100_000),
+}
+# name: (lowest, highest, lowest included, highest included)
+FLOAT_RANGES = {
+    "lr": (0.0, 1.0, False, True), "gamma": (0.0, 1.0, True, True),
+    "gae_lambda": (0.0, 1.0, True, True), "ent_coef": (0.0, 1.0, True, True),
+    "clip_range": (0.0, 1.0, False, True), "latest_prob": (0.0, 1.0, True, True),
+    "prior_beta": (0.0, 1e3, False, True), "prior_temperature": (0.0, 1e6, False, True),
+    "prior_clip": (0.0, 1e6, False, True),
+}
+RUN_OUTPUTS = ("policy.npz", "model.zip", "run.json", "eval.csv", "monitor.csv")
+
+
+def flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _interval(low: float, high: float, low_in: bool, high_in: bool) -> str:
+    return f"{'[' if low_in else '('}{low:g}, {high:g}{']' if high_in else ')'}"
+
+
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         description="Train MaskablePPO on TBW or Junqi (see the module docstring).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("--game", choices=("tbw", "junqi"), required=True)
-    p.add_argument("--scenario", default="duel_5v5_8x8", help="TBW scenario name or YAML path")
-    p.add_argument("--rules", default="ccgc", help="Junqi rule set name or YAML path")
-    p.add_argument("--deployment", choices=("random", "agents"), default="random",
-                   help="Junqi: random layouts, or the players deploy with actions")
+    p.add_argument("--scenario", default=None,
+                   help="TBW: scenario name or YAML path (default duel_5v5_8x8)")
+    p.add_argument("--rules", default=None, help="Junqi: rule set name or YAML path (default ccgc)")
+    p.add_argument("--deployment", choices=("random", "agents"), default=None,
+                   help="Junqi: random layouts (default), or the players deploy with actions")
     p.add_argument("--opponent", nargs="+", default=["random"],
                    help="agent spec(s) and/or 'self'; several: one drawn per episode")
     p.add_argument("--opponent-weights", nargs="+", type=float, default=None,
                    help="draw weights of the --opponent entries")
     p.add_argument("--learner-seat", default="alternate",
                    choices=("alternate", "random", "0", "1"))
-    p.add_argument("--opening-plies", type=int, default=0, metavar="N",
+    p.add_argument("--opening-plies", type=int, default=None, metavar="N",
                    help="TBW: start every training episode with N random plies (varied starts; "
-                        "evaluate with arena --opening-plies)")
+                        "evaluate with arena --opening-plies); default 0")
     p.add_argument("--timesteps", type=int, default=100_000, help="learner steps to train")
     p.add_argument("--envs", type=int, default=1, help="environments stepped in lockstep")
     p.add_argument("--policy", choices=("mlp", "cnn"), default="cnn",
                    help="cnn: agents.nets.PlaneCNN extractor; mlp: flattened planes")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="output folder (default runs/ppo-<game>-<time>/)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="write into an --out folder that holds an earlier run's results")
     p.add_argument("--threads", type=int, default=1,
                    help="torch threads (0: torch's default, slow on small shared machines)")
     p.add_argument("--init", default=None,
-                   help="start from this model.zip's weights (same --policy and board)")
-    p.add_argument("--eval-prior", action="store_true",
+                   help="start from this policy file's weights (a policy.npz of the same "
+                        "--policy and board; scripts/convert_model.py converts a model.zip)")
+    p.add_argument("--eval-prior", action="store_true", default=None,
                    help="Junqi: logits = beta * move-evaluation scores + CNN correction "
                         "(agents.eval_prior_net); the untrained policy plays like greedy")
-    p.add_argument("--prior-beta", type=float, default=2.0,
-                   help="--eval-prior: initial beta (learned)")
-    p.add_argument("--prior-temperature", type=float, default=2.0,
-                   help="--eval-prior: piece-value units of score per logit (before beta)")
-    p.add_argument("--prior-clip", type=float, default=15.0,
-                   help="--eval-prior: lowest normalised score, in logits (before beta)")
+    p.add_argument("--prior-beta", type=float, default=None,
+                   help="--eval-prior: initial beta (learned); default 2")
+    p.add_argument("--prior-temperature", type=float, default=None,
+                   help="--eval-prior: piece-value units of score per logit (before beta); "
+                        "default 2")
+    p.add_argument("--prior-clip", type=float, default=None,
+                   help="--eval-prior: lowest normalised score, in logits (before beta); "
+                        "default 15")
     # PPO
     p.add_argument("--n-steps", type=int, default=1024, help="rollout steps per env")
     p.add_argument("--batch-size", type=int, default=256)
@@ -362,56 +417,176 @@ def parse_args(argv=None):
     p.add_argument("--ent-coef", type=float, default=0.01)
     p.add_argument("--clip-range", type=float, default=0.2)
     # self-play and evaluation
-    p.add_argument("--snapshot-every", type=int, default=20_000,
-                   help="self-play: learner steps between snapshots")
-    p.add_argument("--pool-size", type=int, default=10)
-    p.add_argument("--latest-prob", type=float, default=0.5,
-                   help="self-play: chance an episode faces the newest snapshot")
+    p.add_argument("--snapshot-every", type=int, default=None,
+                   help="self-play: learner steps between snapshots (default 20000)")
+    p.add_argument("--pool-size", type=int, default=None,
+                   help="self-play: snapshots kept (default 10)")
+    p.add_argument("--latest-prob", type=float, default=None,
+                   help="self-play: chance an episode faces the newest snapshot (default 0.5)")
     p.add_argument("--eval-every", type=int, default=25_000, help="0: evaluate at the end only")
     p.add_argument("--eval-games", type=int, default=20, help="per opponent (rounded up to even)")
     p.add_argument("--eval-opponents", nargs="*", default=["random", "greedy"])
     p.add_argument("--checkpoint-every", type=int, default=50_000)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def _check_values(args) -> list[str]:
+    """Types, finiteness, ranges and flags that do not apply: the checks that need nothing
+    but the arguments. Fills in the defaults of the flags that apply."""
+    problems = []
+    for name, (game, default) in GAME_FLAGS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default if game == args.game else None)
+        elif game != args.game:
+            problems.append(
+                "--eval-prior exists for Junqi only (the move evaluation it adds to the "
+                "observation is Junqi's); TBW has no such prior" if name == "eval_prior" else
+                f"{flag(name)} applies to {game}, not {args.game} (got {getattr(args, name)!r})")
+    if args.game == "junqi":
+        args.eval_prior = bool(args.eval_prior)
+    for name, default in PRIOR_FLAGS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default if args.eval_prior else None)
+        elif not args.eval_prior:
+            problems.append(f"{flag(name)} applies with --eval-prior (Junqi) only")
+    self_play = "self" in args.opponent
+    for name, default in SELF_PLAY_FLAGS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default if self_play else None)
+        elif not self_play:
+            problems.append(f"{flag(name)} applies to self-play (--opponent self) only")
+    for name, (low, high) in INT_RANGES.items():
+        value = getattr(args, name)
+        if value is not None and not low <= value <= high:
+            problems.append(f"{flag(name)} must be an integer in [{low}, {high}], got {value}")
+    for name, (low, high, low_in, high_in) in FLOAT_RANGES.items():
+        value = getattr(args, name)
+        if value is None:
+            continue
+        inside = ((low <= value if low_in else low < value)
+                  and (value <= high if high_in else value < high))
+        if not math.isfinite(value) or not inside:
+            problems.append(f"{flag(name)} must be a finite number in "
+                            f"{_interval(low, high, low_in, high_in)}, got {value}")
+    rollout = args.n_steps * args.envs
+    if rollout < 2:
+        problems.append(f"--n-steps x --envs must be at least 2 (PPO normalises advantages "
+                        f"over the rollout), got {args.n_steps} x {args.envs}")
+    elif not args.batch_size <= rollout:
+        problems.append(f"--batch-size {args.batch_size} is larger than the rollout of "
+                        f"--n-steps x --envs = {rollout}")
+    if args.opponent_weights is not None:
+        weights = args.opponent_weights
+        if (len(weights) != len(args.opponent) or not all(math.isfinite(w) and w >= 0
+                                                          for w in weights)
+                or sum(weights) <= 0):
+            problems.append(f"--opponent-weights needs one finite, non-negative weight per "
+                            f"--opponent entry ({len(args.opponent)}), not all zero; got "
+                            f"{weights}")
+    if "self" in args.eval_opponents:
+        problems.append("--eval-opponents: 'self' is a training opponent only (the learner "
+                        "against its own snapshots); give agent specs")
+    if args.eval_prior and args.policy != "cnn":
+        problems.append("--eval-prior uses the CNN over the planes (--policy cnn)")
+    return problems
+
+
+def parse_args(argv=None, parser: argparse.ArgumentParser | None = None):
+    """The arguments, each checked (``_check_values``); errors exit as argparse's do, naming
+    the flag and the value. ``check_run`` checks what needs building (specs, files)."""
+    p = parser or build_parser()
     args = p.parse_args(argv)
     if args.learner_seat in ("0", "1"):
         args.learner_seat = int(args.learner_seat)
-    problems = []
-    for name in ("timesteps", "envs", "n_steps", "batch_size", "n_epochs", "snapshot_every",
-                 "checkpoint_every", "pool_size"):
-        if getattr(args, name) < 1:
-            problems.append(f"--{name.replace('_', '-')} must be at least 1")
-    if args.eval_every < 0 or args.eval_games < 0 or args.threads < 0:
-        problems.append("--eval-every, --eval-games and --threads must not be negative")
-    if args.opponent_weights is not None and (
-        len(args.opponent_weights) != len(args.opponent)
-        or any(w < 0 for w in args.opponent_weights) or sum(args.opponent_weights) <= 0
-    ):
-        problems.append("--opponent-weights needs one non-negative weight per --opponent entry, "
-                        "not all zero")
-    if args.eval_prior:
-        if args.game != "junqi":
-            problems.append("--eval-prior exists for Junqi only (the move evaluation it adds "
-                            "to the observation is Junqi's); TBW has no such prior")
-        if args.policy != "cnn":
-            problems.append("--eval-prior uses the CNN over the planes (--policy cnn)")
-        for name in ("prior_beta", "prior_temperature", "prior_clip"):
-            value = getattr(args, name)
-            if not math.isfinite(value) or value <= 0:
-                problems.append(f"--{name.replace('_', '-')} must be a positive number, "
-                                f"got {value}")
-    if args.opening_plies < 0:
-        problems.append(f"--opening-plies must be at least 0, got {args.opening_plies}")
-    elif args.opening_plies and args.game != "tbw":
-        problems.append("--opening-plies is for TBW (Junqi games already start from random "
-                        "layouts)")
+    problems = _check_values(args)
+    args.eval_prior = bool(args.eval_prior)
     if problems:
         p.error("; ".join(problems))
     args.eval_games += args.eval_games % 2
     return args
 
 
+def policy_spec(args) -> tuple[Any, dict[str, Any]]:
+    """The policy class and ``policy_kwargs`` of the run."""
+    from agents.nets import policy_kwargs_for
+
+    if args.eval_prior:
+        from agents.eval_prior_net import EvalPriorPolicy, eval_prior_policy_kwargs
+
+        return EvalPriorPolicy, eval_prior_policy_kwargs(eval_prior_settings(args),
+                                                         beta_init=args.prior_beta)
+    return "MlpPolicy", policy_kwargs_for(args.policy)
+
+
+def _check_out(args) -> str | None:
+    if args.out is None:
+        return None
+    out = Path(args.out).expanduser()
+    if out.exists() and not out.is_dir():
+        return f"--out {args.out!r} exists and is not a folder"
+    if out.is_dir() and not args.overwrite:
+        earlier = [name for name in RUN_OUTPUTS if (out / name).exists()]
+        if earlier:
+            return (f"--out {args.out!r} holds an earlier run ({', '.join(earlier)}); choose "
+                    f"another folder or give --overwrite")
+    existing = out
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        return f"--out {args.out!r}: cannot create or write in {str(existing)!r}"
+    return None
+
+
+def check_run(args, error) -> dict[str, Any]:
+    """Everything that needs building, before anything is written or trained: the scenario or
+    rule set, every --opponent and --eval-opponents spec (built, and set against this game and
+    board), the --init file (read in full) and the --out folder. ``error(message)`` reports a
+    problem (``parser.error``). Returns ``{"init": policy or None}``."""
+    from agents.registry import make_agent
+    from agents.sb3 import read_policy_file, resolve_policy_path
+
+    variant_flag = "--scenario" if args.game == "tbw" else "--rules"
+    variant = args.scenario if args.game == "tbw" else args.rules
+    try:
+        env = make_env(args, "random")
+    except (ValueError, TypeError, OSError) as exc:
+        error(f"{variant_flag} {variant!r}: {exc}")
+    for option, specs in (("--opponent", args.opponent), ("--eval-opponents",
+                                                          args.eval_opponents)):
+        for spec in specs:
+            if spec == "self":
+                continue
+            try:
+                agent = make_agent(spec, seed=0, game=args.game)
+                # The wrapper refuses an agent that declares another game or board.
+                make_env(args, agent).close()
+            except (ValueError, TypeError, OSError, ImportError) as exc:
+                error(f"{option} {spec!r}: {exc}")
+    init = None
+    if args.init is not None:
+        policy_class, policy_kwargs = policy_spec(args)
+        if policy_class == "MlpPolicy":
+            from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+            policy_class = MaskableActorCriticPolicy
+        target = policy_class(env.observation_space, env.action_space, lambda _: 0.0,
+                              **policy_kwargs)
+        try:
+            _, init = read_policy_file(resolve_policy_path(args.init), target=target,
+                                       game=args.game)
+        except (ValueError, OSError) as exc:
+            error(f"--init {args.init!r}: {exc}")
+    env.close()
+    problem = _check_out(args)
+    if problem:
+        error(problem)
+    return {"init": init}
+
+
 def main(argv=None) -> int:
-    args = parse_args(argv)
+    parser = build_parser()
+    args = parse_args(argv, parser)
     try:
         import torch
         from sb3_contrib import MaskablePPO
@@ -421,17 +596,15 @@ def main(argv=None) -> int:
         print(f"train_ppo.py needs the train extra: pip install -c constraints.txt -e "
               f"'.[train]' ({exc})", file=sys.stderr)
         return 2
-    from agents.nets import policy_kwargs_for
-    from agents.registry import parse_agent_spec
+    from agents.sb3 import GAME_INFO_ATTRIBUTE, POLICY_FILE, save_policy
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    for spec in args.opponent + args.eval_opponents:
-        if spec != "self":
-            parse_agent_spec(spec)  # a malformed spec fails here, not mid-training
+    # Every spec, file and folder is checked before anything is written or trained.
+    checked = check_run(args, parser.error)
     variant = args.scenario if args.game == "tbw" else args.rules
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    out = Path(args.out) if args.out else ROOT / "runs" / f"ppo-{args.game}-{stamp}"
+    out = Path(args.out).expanduser() if args.out else ROOT / "runs" / f"ppo-{args.game}-{stamp}"
     out.mkdir(parents=True, exist_ok=True)
 
     self_play = "self" in args.opponent
@@ -446,37 +619,40 @@ def main(argv=None) -> int:
     keywords = ("learner", "end_reason") if args.game == "junqi" else ("learner", "turn")
     vec_env = VecMonitor(vec_env, filename=str(out / "monitor.csv"), info_keywords=keywords)
 
-    if args.eval_prior:
-        from agents.eval_prior_net import EvalPriorPolicy, eval_prior_policy_kwargs
-
-        policy_class: Any = EvalPriorPolicy
-        policy_kwargs = eval_prior_policy_kwargs(eval_prior_settings(args),
-                                                 beta_init=args.prior_beta)
-    else:
-        policy_class, policy_kwargs = "MlpPolicy", policy_kwargs_for(args.policy)
+    policy_class, policy_kwargs = policy_spec(args)
     model = MaskablePPO(
         policy_class, vec_env, n_steps=args.n_steps, batch_size=args.batch_size,
         n_epochs=args.n_epochs, learning_rate=args.lr, gamma=args.gamma,
         gae_lambda=args.gae_lambda, ent_coef=args.ent_coef, clip_range=args.clip_range,
         policy_kwargs=policy_kwargs, seed=args.seed, device="cpu", verbose=0,
     )
-    if args.init:
-        model.set_parameters(args.init, exact_match=True, device="cpu")
-    # Saved inside every model.zip (SB3 stores plain attributes), so PPOAgent knows the game.
-    from agents.sb3 import GAME_INFO_ATTRIBUTE
-
-    setattr(model, GAME_INFO_ATTRIBUTE, {
+    if checked["init"] is not None:
+        # Read (and checked) from the policy file by check_run; never a model.zip.
+        model.policy.load_state_dict(checked["init"].state_dict())
+    # Saved inside every model.zip (SB3 stores plain attributes) and in every policy file.
+    game_info = {
         "game": args.game, "scenario": args.scenario if args.game == "tbw" else None,
         "rules": args.rules if args.game == "junqi" else None, "flip_perspective": True,
         "policy": args.policy, "eval_prior": bool(args.eval_prior),
-    })
+    }
+    setattr(model, GAME_INFO_ATTRIBUTE, game_info)
+
+    def save_both(stem: Path, timesteps: int, policy_file: str | None = None) -> None:
+        """``<stem>.zip`` (SB3's, to resume) and a policy file (``<stem>.npz`` or
+        ``policy_file`` beside it), which the arena, --opponent and --init load: it runs no
+        code (agents.sb3)."""
+        model.save(stem.with_suffix(".zip"))
+        npz = stem.with_name(policy_file) if policy_file else stem.with_suffix(".npz")
+        save_policy(model.policy, npz, game_info, source="scripts/train_ppo.py",
+                    timesteps=timesteps)
+
     if pool is not None:
         pool.add(model.policy, 0)
     if args.eval_prior and not args.init:
         # The untrained policy (greedy's moves plus a near-zero correction): the baseline that
         # says what training added.
         (out / "checkpoints").mkdir(exist_ok=True)
-        model.save(out / "checkpoints" / "ppo_0_steps.zip")
+        save_both(out / "checkpoints" / "ppo_0_steps", 0)
 
     eval_path = out / "eval.csv"
     with eval_path.open("w", newline="") as f:
@@ -553,14 +729,24 @@ def main(argv=None) -> int:
     title = (f"MaskablePPO ({args.policy}{', eval prior' if args.eval_prior else ''}) on "
              f"{args.game} {variant} vs "
              f"{' + '.join(args.opponent)}, seed {args.seed}")
-    checkpoints = CheckpointCallback(save_freq=max(args.checkpoint_every // args.envs, 1),
-                                     save_path=str(out / "checkpoints"), name_prefix="ppo")
+
+    class Checkpoints(CheckpointCallback):
+        """SB3's checkpoints, each with its policy file beside it."""
+
+        def _on_step(self) -> bool:
+            if self.n_calls % self.save_freq == 0:
+                save_both(Path(self._checkpoint_path(extension="zip")).with_suffix(""),
+                          self.num_timesteps)
+            return True
+
+    checkpoints = Checkpoints(save_freq=max(args.checkpoint_every // args.envs, 1),
+                              save_path=str(out / "checkpoints"), name_prefix="ppo")
     print(f"training {title}: {args.timesteps} steps, {args.envs} env(s), "
           f"torch threads {torch.get_num_threads()}, out {out}")
     start = time.perf_counter()
     model.learn(total_timesteps=args.timesteps, callback=[checkpoints, TrainingLoop()])
     train_seconds = time.perf_counter() - start
-    model.save(out / "model.zip")
+    save_both(out / "model", model.num_timesteps, POLICY_FILE)
     eval_start = time.perf_counter()
     final = run_evaluations(model.num_timesteps)
     eval_seconds = time.perf_counter() - eval_start
@@ -592,10 +778,11 @@ def main(argv=None) -> int:
         print(f"  vs {row['opponent']}: score {row['score']:.3f} "
               f"[{row['ci_low']:.2f}, {row['ci_high']:.2f}] over {row['games']} games "
               f"(W {row['wins']} D {row['draws']} L {row['losses']}), ends {row['end_reasons']}")
-    print(f"model: {out / 'model.zip'}" + (f"\ncurve: {plot}" if plot else ""))
+    print(f"policy: {out / POLICY_FILE} (model.zip: SB3's, to resume training)"
+          + (f"\ncurve: {plot}" if plot else ""))
     print(f"arena: python scripts/arena.py --game {args.game} "
           f"{'--scenario ' + args.scenario if args.game == 'tbw' else '--rules ' + args.rules} "
-          f"--agents ppo:path={out / 'model.zip'} greedy random")
+          f"--agents ppo:path={out / POLICY_FILE} greedy random")
     return 0
 
 

@@ -126,6 +126,7 @@ class SingleAgentEnv(gymnasium.Env):
         # The AEC env's own Dict space already is {"observation", "action_mask"}.
         self.observation_space = aec_space if self.mask_in_obs else aec_space["observation"]
         self.action_space = self.aec.action_space(SEATS[0])
+        self._check_opponent_fits(opponent, aec_space["observation"].shape)
         self.noop_action = int(self.action_space.n) - 1
         self._over_mask = np.zeros(self.action_space.n, bool)
         self._over_mask[self.noop_action] = True
@@ -176,10 +177,47 @@ class SingleAgentEnv(gymnasium.Env):
             info["winner"] = SEATS.index(self.opponent_seat)
         return self._learner_obs(self._mask), info
 
+    @property
+    def _game(self) -> str:
+        return str(self.aec.metadata.get("name", "?")).removesuffix("_v0")
+
+    def _check_opponent_fits(self, opponent: Any, planes_shape: tuple[int, ...]) -> None:
+        """An opponent that says what it plays (``game``; ``observation_shape`` and
+        ``num_actions`` for a policy, as ``agents.sb3.PPOAgent`` does) is refused here when it
+        was built for the other game or another board, not at its first move."""
+        declared = getattr(opponent, "game", None)
+        if not (isinstance(declared, str) and declared in ("tbw", "junqi")):
+            return
+        label = short_repr(getattr(opponent, "name", None) or type(opponent).__name__)
+        if declared != self._game:
+            raise ValueError(f"opponent {label} plays {declared}, but this env is {self._game}: "
+                             f"give it an opponent built for {self._game}")
+        shape = getattr(opponent, "observation_shape", None)
+        actions = getattr(opponent, "num_actions", None)
+        if shape is not None and actions is not None and (
+                tuple(shape) != tuple(planes_shape) or actions != self.action_space.n):
+            raise ValueError(f"opponent {label} expects observations {tuple(shape)} and "
+                             f"{actions} actions; this env gives {tuple(planes_shape)} and "
+                             f"{int(self.action_space.n)} (another board?)")
+
     def _opponent_action(self) -> int:
         seat = self.opponent_seat
         if hasattr(self.opponent, "act"):
-            return self.aec.to_env_action(seat, self.opponent.act(self.aec.view(seat)))
+            view = self.aec.view(seat)
+            try:
+                choice = self.opponent.act(view)
+            except AttributeError as exc:
+                # An agent of the other game asks the view for what only its own game's views
+                # have (a TBW agent for view.scenario, a Junqi agent for view.phase).
+                if getattr(exc, "obj", None) is not view:
+                    raise
+                label = short_repr(getattr(self.opponent, "name", None)
+                                   or type(self.opponent).__name__)
+                raise TypeError(f"opponent {label} cannot play {self._game}: it asked the "
+                                f"{type(view).__name__} for .{exc.name}, which {self._game} "
+                                f"views do not have (an agent built for the other game?)"
+                                ) from exc
+            return self.aec.to_env_action(seat, choice)
         if self.opponent == self._random_policy:  # needs only the mask, not the planes
             return self._random_policy(None, self.aec.action_mask(seat))
         obs = self.aec.observe(seat)

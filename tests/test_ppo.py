@@ -198,10 +198,12 @@ def _train(tmp_path, game, *extra):
 ])
 def test_train_save_load_and_play_an_arena_game(tmp_path, game, extra):
     out = _train(tmp_path, game, *extra)
-    for name in ("model.zip", "monitor.csv", "eval.csv", "learning_curve.png", "run.json"):
+    for name in ("policy.npz", "model.zip", "monitor.csv", "eval.csv", "learning_curve.png",
+                 "run.json"):
         assert (out / name).is_file(), name
+    # Each checkpoint as SB3's zip (to resume) and as a policy file (what the arena loads).
     assert sorted(p.name for p in (out / "checkpoints").iterdir()) == [
-        "ppo_128_steps.zip", "ppo_64_steps.zip"]
+        "ppo_128_steps.npz", "ppo_128_steps.zip", "ppo_64_steps.npz", "ppo_64_steps.zip"]
     with (out / "monitor.csv").open() as f:
         episodes = list(csv.DictReader(line for line in f if not line.startswith("#")))
     assert episodes and {e["learner"] for e in episodes} <= {"player_0", "player_1"}
@@ -213,7 +215,7 @@ def test_train_save_load_and_play_an_arena_game(tmp_path, game, extra):
         # The initial snapshot plus one at 64 steps (the 128th step ends training).
         assert run["pool"]["snapshot_steps"][:2] == [0, 64]
         assert sum(run["pool"]["episodes_per_snapshot"].values()) >= 1
-    agent = make_agent(f"ppo:path={out / 'model.zip'}", seed=0, game=game)
+    agent = make_agent(f"ppo:path={out / 'policy.npz'}", seed=0, game=game)
     assert agent.game_info["game"] == game
     new_game = tbw_game() if game == "tbw" else junqi_game()
     record = play_game(new_game, [agent, RandomAgent(seed=1)], seed=0)
@@ -233,7 +235,7 @@ def test_ppo_agent_without_the_train_extra_names_the_extra(monkeypatch, tmp_path
 def test_registry_errors_name_the_problem(tmp_path):
     _maskable_ppo()
     with pytest.raises(FileNotFoundError, match="not found"):
-        make_agent(f"ppo:path={tmp_path / 'missing.zip'}", game="tbw")
+        make_agent(f"ppo:path={tmp_path / 'missing.npz'}", game="tbw")
     with pytest.raises(ValueError, match="deterministic"):
         make_agent(f"ppo:path={tmp_path / 'x.zip'},deterministic=maybe", game="tbw")
     env = make_tbw_single("duel_5v5_8x8")

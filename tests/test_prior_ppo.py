@@ -201,16 +201,17 @@ def test_train_with_eval_prior_save_load_and_play(tmp_path):
             "--eval-opponents", "greedy", "--no-progress", "--out", str(out), "--seed", "0"]
     assert main(argv) == 0
     assert sorted(p.name for p in (out / "checkpoints").iterdir()) == [
-        "ppo_0_steps.zip", "ppo_128_steps.zip", "ppo_256_steps.zip"]
+        "ppo_0_steps.npz", "ppo_0_steps.zip", "ppo_128_steps.npz", "ppo_128_steps.zip",
+        "ppo_256_steps.npz", "ppo_256_steps.zip"]
     run = json.loads((out / "run.json").read_text())
     assert run["timesteps"] == 256
     assert run["eval_prior"]["settings"] == {"temperature": 2.0, "clip": 15.0}
     (steps, beta), = run["eval_prior"]["beta_at_evaluations"]
     assert steps == 256 and beta > 0 and beta != 2.0  # beta is learned
-    agent = make_agent(f"ppo:path={out / 'model.zip'}", seed=0, game="junqi")
+    agent = make_agent(f"ppo:path={out / 'policy.npz'}", seed=0, game="junqi")
     assert agent.game_info["eval_prior"] is True
     assert agent.prior.to_dict() == EvalPrior().to_dict()
-    initial = make_agent(f"ppo:path={out / 'checkpoints' / 'ppo_0_steps.zip'}", game="junqi")
+    initial = make_agent(f"ppo:path={out / 'checkpoints' / 'ppo_0_steps.npz'}", game="junqi")
     trained = dict(agent.policy.named_parameters())
     changed = [name for name, value in initial.policy.named_parameters()
                if not (value == trained[name]).all()]
