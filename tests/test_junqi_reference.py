@@ -6,7 +6,8 @@ against something that shares none of their construction code.
 
 from __future__ import annotations
 
-# The board figure of the CCGC rules text (docs/junqi_rules.md describes it), comments cut off at column 32.
+# The board figure of the CCGC rules text (docs/junqi_rules.md describes it), comments cut off
+# at column 32.
 ASCII_BOARD = r"""
       0     1     2     3     4
 A     o --- H --- o --- H --- o
