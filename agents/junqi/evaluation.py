@@ -42,7 +42,9 @@ look-ups. Inside a search tree the mover's belief is its public deductions
 
 from __future__ import annotations
 
+import math
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -52,6 +54,7 @@ import numpy as np
 import yaml
 
 from tbw_envs.configs_path import configs_dir
+from tbw_envs.contract import check_text, is_integer, is_real_number, short_list, short_repr
 from tbw_envs.junqi.board import HEADQUARTERS, NUM_POSTS, board_graph
 from tbw_envs.junqi.pieces import (
     ARMY_COUNTS,
@@ -63,12 +66,21 @@ from tbw_envs.junqi.pieces import (
     PIECE_NAMES,
     combat_table,
 )
+from tbw_envs.yaml_loader import ConfigError, is_file, load_yaml
 
 FEATURE_NAMES = (
     "attack_gain", "exposure", "protection", "flag_defence", "progress", "no_collision",
 )  # fmt: skip
 NUM_FEATURES = len(FEATURE_NAMES)
 EMPTY = -1
+# The ranges every config (file, dict, with_weights) is held to (load_eval_config): far above
+# any useful value (the flag is worth 5000, the largest default weight is 300), far below
+# where the sums lose precision or overflow.
+MAX_WEIGHT = 1e6
+MAX_PIECE_VALUE = 1e6
+MAX_FLAG_ALARM_STEPS = NUM_POSTS  # a BFS radius: no two posts are farther apart
+MAX_NO_COLLISION_WINDOW = 1_000_000  # rule sets' ply counts stop there too
+MAX_NAME_CHARS = 100
 
 
 # ---------------------------------------------------------------------------------- config
@@ -87,17 +99,35 @@ class EvalConfig:
         return dict(zip(FEATURE_NAMES, self.weights, strict=True))
 
     def with_weights(self, weights, name: str | None = None) -> EvalConfig:
-        """A copy with new weights: a dict by feature name (missing ones kept) or a vector."""
-        if isinstance(weights, dict):
-            unknown = sorted(set(weights) - set(FEATURE_NAMES))
+        """A copy with new weights: a dict by feature name (missing ones kept) or a vector.
+        Each weight must be a real number with ``|w| <= MAX_WEIGHT``."""
+        if isinstance(weights, Mapping):
+            unknown = set(weights) - set(FEATURE_NAMES)
             if unknown:
-                raise ValueError(f"unknown feature(s) {unknown}; features: {list(FEATURE_NAMES)}")
-            merged = self.weight_dict() | {k: float(v) for k, v in weights.items()}
+                raise ValueError(f"unknown feature(s) {short_list(unknown)}; features: "
+                                 f"{list(FEATURE_NAMES)}")
+            merged = self.weight_dict() | {
+                k: _number(v, f"weights.{k}", "with_weights", -MAX_WEIGHT, MAX_WEIGHT)
+                for k, v in weights.items()
+            }
             vector = tuple(merged[f] for f in FEATURE_NAMES)
         else:
-            vector = tuple(float(w) for w in np.asarray(weights, dtype=float).ravel())
-            if len(vector) != NUM_FEATURES:
-                raise ValueError(f"expected {NUM_FEATURES} weights, got {len(vector)}")
+            if isinstance(weights, np.ndarray) and weights.ndim == 1:
+                values = weights.tolist() if weights.dtype.kind in "iuf" else list(weights)
+            elif isinstance(weights, (list, tuple)):
+                values = list(weights)
+            else:
+                raise ValueError(f"weights must be a mapping by feature name or a vector of "
+                                 f"{NUM_FEATURES} numbers, got {type(weights).__name__} "
+                                 f"{short_repr(weights)}")
+            if len(values) != NUM_FEATURES:
+                raise ValueError(f"expected {NUM_FEATURES} weights, got {len(values)}")
+            vector = tuple(
+                _number(v, f"weights.{f}", "with_weights", -MAX_WEIGHT, MAX_WEIGHT)
+                for f, v in zip(FEATURE_NAMES, values, strict=True)
+            )
+        if name is not None:
+            check_text(name, MAX_NAME_CHARS, "with_weights: name")
         return replace(self, weights=vector, name=name or self.name)
 
     def to_dict(self) -> dict[str, Any]:
@@ -113,7 +143,9 @@ class EvalConfig:
         }
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(yaml.safe_dump(self.to_dict(), sort_keys=False), encoding="utf-8")
+        data = self.to_dict()
+        _config_from_dict(data, str(path))  # never write a file load_eval_config would refuse
+        Path(path).write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
 
 
 def eval_config_path(name: str) -> Path:
@@ -122,28 +154,40 @@ def eval_config_path(name: str) -> Path:
 
 def load_eval_config(spec: str | Path | dict | EvalConfig | None = "default") -> EvalConfig:
     """An evaluation config from a name (``default``, ``tuned`` ->
-    ``configs/agents/junqi_eval_<name>.yaml``), a YAML path, a dict or an EvalConfig."""
+    ``configs/agents/junqi_eval_<name>.yaml``), a YAML path, a dict or an EvalConfig.
+
+    A file goes through the project's strict YAML loader (``tbw_envs.yaml_loader``); a file or
+    a dict holds ``name`` (optional, a string), ``piece_values`` (every piece type once, each
+    in ``[0, MAX_PIECE_VALUE]``), ``weights`` (every feature once, each with
+    ``|w| <= MAX_WEIGHT``) and optionally ``params``: ``protect_min_value`` a number in
+    ``[0, MAX_PIECE_VALUE]``, ``flag_alarm_steps`` an integer in ``[0, MAX_FLAG_ALARM_STEPS]``
+    (0 turns the alarm off), ``no_collision_window`` an integer in
+    ``[1, MAX_NO_COLLISION_WINDOW]``. Numbers are finite reals, never bools; integer fields
+    take integers only (``2.7`` is refused, not truncated). Anything else raises
+    ``ConfigError`` (a ValueError) naming the file and the field."""
     if spec is None:
         spec = "default"
     if isinstance(spec, EvalConfig):
         return spec
-    if isinstance(spec, dict):
+    if isinstance(spec, Mapping):
         return _config_from_dict(spec, "evaluation dict")
     if isinstance(spec, (str, Path)):
         return _load_config_file(str(spec))
-    raise ValueError(f"evaluation config must be a name, a path, a dict or EvalConfig: {spec!r}")
+    raise ValueError(f"evaluation config must be a name, a path, a dict or EvalConfig, got "
+                     f"{type(spec).__name__} {short_repr(spec)}")
 
 
 def _load_config_file(spec: str) -> EvalConfig:
     path = Path(spec)
     if path.suffix not in (".yaml", ".yml"):
         path = eval_config_path(spec)
-        if not path.is_file():
+        if not is_file(path):
             known = sorted(p.stem.removeprefix("junqi_eval_")
                            for p in (configs_dir() / "agents").glob("junqi_eval_*.yaml"))
-            raise ValueError(f"unknown Junqi evaluation weights {spec!r}; available: {known}")
-    if not path.is_file():
-        raise ValueError(f"Junqi evaluation file {str(path)!r} does not exist")
+            raise ValueError(f"unknown Junqi evaluation weights {short_repr(spec)}; "
+                             f"available: {known}, or a path to a .yaml file")
+    if not is_file(path):
+        raise ValueError(f"Junqi evaluation file {short_repr(str(path))} does not exist")
     stat = path.stat()
     # Keyed by the file's identity and modification, so a re-tuned file is read again.
     return _read_config_file(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
@@ -151,49 +195,110 @@ def _load_config_file(spec: str) -> EvalConfig:
 
 @lru_cache(maxsize=16)
 def _read_config_file(path: str, mtime_ns: int, size: int) -> EvalConfig:
-    from tbw_envs.yaml_loader import load_yaml
-
     data = load_yaml(path)
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: top level must be a mapping")
+        raise ConfigError(f"{path}: the top level must be a mapping, got "
+                          f"{type(data).__name__} {short_repr(data)}")
     data.setdefault("name", Path(path).stem.removeprefix("junqi_eval_"))
     return _config_from_dict(data, path)
 
 
-def _config_from_dict(data: dict, source: str) -> EvalConfig:
-    unknown = sorted(set(data) - {"name", "piece_values", "weights", "params"})
+_PARAMS = ("protect_min_value", "flag_alarm_steps", "no_collision_window")
+
+
+def _config_from_dict(data, source: str) -> EvalConfig:
+    """The config from a mapping, every field checked (``ConfigError`` naming ``source`` and
+    the field)."""
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{source}: an evaluation config must be a mapping, got "
+                          f"{type(data).__name__} {short_repr(data)}")
+    unknown = set(data) - {"name", "piece_values", "weights", "params"}
     if unknown:
-        raise ValueError(f"{source}: unknown field(s) {unknown}")
+        raise ConfigError(f"{source}: unknown field(s) {short_list(unknown)}; expected name, "
+                          "piece_values, weights and params")
 
-    def numbers(field: str, names: tuple[str, ...]) -> tuple[float, ...]:
+    def numbers(field: str, names: tuple[str, ...], low: float, high: float):
         table = data.get(field)
-        if not isinstance(table, dict) or set(table) != set(names):
-            raise ValueError(f"{source}: {field!r} must map exactly {list(names)} to numbers")
-        values = []
-        for name in names:
-            value = table[name]
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"{source}: {field}.{name} must be a number, got {value!r}")
-            values.append(float(value))
-        return tuple(values)
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"{source}: {field!r} must map each of {list(names)} to a "
+                              f"number, got {type(table).__name__} {short_repr(table)}")
+        unknown = set(table) - set(names)
+        if unknown:
+            raise ConfigError(f"{source}: {field}: unknown name(s) {short_list(unknown)}; "
+                              f"expected {list(names)}")
+        missing = [n for n in names if n not in table]
+        if missing:
+            raise ConfigError(f"{source}: {field}: missing {missing}; {field!r} must map "
+                              f"exactly {list(names)} to numbers")
+        return tuple(_number(table[n], f"{field}.{n}", source, low, high) for n in names)
 
-    params = data.get("params") or {}
-    if not isinstance(params, dict):
-        raise ValueError(f"{source}: 'params' must be a mapping")
-    allowed = {"protect_min_value", "flag_alarm_steps", "no_collision_window"}
-    if set(params) - allowed:
-        raise ValueError(f"{source}: unknown params {sorted(set(params) - allowed)}")
-    config = EvalConfig(
-        name=str(data.get("name", "custom")),
-        piece_values=numbers("piece_values", PIECE_NAMES),
-        weights=numbers("weights", FEATURE_NAMES),
-        protect_min_value=float(params.get("protect_min_value", 40.0)),
-        flag_alarm_steps=int(params.get("flag_alarm_steps", 4)),
-        no_collision_window=int(params.get("no_collision_window", 10)),
+    name = data.get("name", "custom")
+    check_text(name, MAX_NAME_CHARS, f"{source}: name", ConfigError)
+    piece_values = numbers("piece_values", PIECE_NAMES, 0.0, MAX_PIECE_VALUE)
+    weights = numbers("weights", FEATURE_NAMES, -MAX_WEIGHT, MAX_WEIGHT)
+    params = data.get("params", {})
+    if not isinstance(params, Mapping):
+        raise ConfigError(f"{source}: 'params' must be a mapping of {list(_PARAMS)}, got "
+                          f"{type(params).__name__} {short_repr(params)}")
+    if set(params) - set(_PARAMS):
+        raise ConfigError(f"{source}: unknown params {short_list(set(params) - set(_PARAMS))}; "
+                          f"known: {list(_PARAMS)}")
+    return EvalConfig(
+        name=name,
+        piece_values=piece_values,
+        weights=weights,
+        protect_min_value=_number(params.get("protect_min_value", 40.0),
+                                  "params.protect_min_value", source, 0.0, MAX_PIECE_VALUE),
+        flag_alarm_steps=_integer(params.get("flag_alarm_steps", 4), "params.flag_alarm_steps",
+                                  source, 0, MAX_FLAG_ALARM_STEPS),
+        no_collision_window=_integer(params.get("no_collision_window", 10),
+                                     "params.no_collision_window", source, 1,
+                                     MAX_NO_COLLISION_WINDOW),
     )
-    if config.flag_alarm_steps < 0 or config.no_collision_window < 1:
-        raise ValueError(f"{source}: flag_alarm_steps >= 0 and no_collision_window >= 1 needed")
-    return config
+
+
+def _exponent_hint(value) -> str:
+    """A hint for text that Python reads as a number but YAML 1.1 does not: ``1.0e6`` (YAML
+    wants the exponent's sign, ``1.0e+6``), ``1e+6`` (and a dot), a quoted ``'2'``."""
+    if not isinstance(value, str) or len(value) > 100:
+        return ""
+    try:
+        number = float(value)
+    except ValueError:
+        return ""
+    if not math.isfinite(number):
+        return ""
+    spelled = yaml.safe_dump(number).splitlines()[0]
+    return f" (YAML reads it as text; write the number as {spelled})"
+
+
+def _kind(value) -> str:
+    return "bool" if isinstance(value, (bool, np.bool_)) else type(value).__name__
+
+
+def _number(value, field: str, source: str, low: float, high: float) -> float:
+    """``value`` as a float: a real number (no bool, no string), finite, in ``[low, high]``."""
+    if not is_real_number(value):
+        raise ConfigError(f"{source}: {field} must be a number, got {_kind(value)} "
+                          f"{short_repr(value)}{_exponent_hint(value)}")
+    out_of_range = ConfigError(f"{source}: {field} must lie in [{low:g}, {high:g}], got "
+                               f"{short_repr(value)}")
+    if is_integer(value) and not low <= value <= high:  # before float(): it overflows
+        raise out_of_range
+    number = float(value)
+    if not math.isfinite(number):
+        raise ConfigError(f"{source}: {field} must be finite, got {short_repr(value)}")
+    if not low <= number <= high:
+        raise out_of_range
+    return number
+
+
+def _integer(value, field: str, source: str, low: int, high: int) -> int:
+    """``value`` as an int in ``[low, high]``: an integer (no bool, no float, not even 4.0)."""
+    if not is_integer(value) or not low <= value <= high:
+        raise ConfigError(f"{source}: {field} must be an integer in [{low}, {high}], got "
+                          f"{_kind(value)} {short_repr(value)}")
+    return int(value)
 
 
 # ---------------------------------------------------------------------------------- tables

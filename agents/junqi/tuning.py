@@ -48,7 +48,21 @@ import numpy as np
 
 from agents.junqi.evaluation import FEATURE_NAMES, JunqiEvaluation, load_eval_config, material
 from agents.linear_q import LinearQ, feature_scales
-from agents.weight_tuner import WeightTuner
+from agents.weight_tuner import (
+    MAX_EPISODES,
+    MAX_GAMES,
+    MAX_REWARD,
+    MAX_SEED,
+    TuningConfigError,
+    WeightTuner,
+    check_agent_specs,
+    check_epsilons,
+    check_int,
+    check_names,
+    check_real,
+    check_text,
+)
+from tbw_envs.contract import short_repr
 from tbw_envs.junqi.pieces import FLAG
 
 CHECKPOINT_FORMAT = "tbw-envs-junqi-tuning/1"
@@ -74,22 +88,36 @@ class JunqiTuningConfig:
     seed: int = 0
 
     def __post_init__(self):
-        for name in ("episodes", "eval_every", "eval_games", "warmup_games"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        """Every field checked (``TuningConfigError`` naming it); ranges: ``episodes`` and
+        ``eval_every`` in [0, 1e6], ``eval_games`` even and ``warmup_games`` >= 1, both at most
+        1e5, ``step_size`` in (0, 1], ``discount`` and the epsilons in [0, 1], ``win_reward``
+        None or in (0, 1e6], ``seed`` in [0, 2**63 - 1], names non-empty strings."""
+        for name, high in (("episodes", MAX_EPISODES), ("eval_every", MAX_EPISODES),
+                           ("eval_games", MAX_GAMES), ("warmup_games", MAX_GAMES),
+                           ("seed", MAX_SEED)):
+            setattr(self, name, check_int(name, getattr(self, name), 0, high))
         if self.eval_games % 2:
-            raise ValueError(f"eval_games must be even (paired games), got {self.eval_games}")
+            raise TuningConfigError("eval_games", "eval_games must be even (paired games), "
+                                                  f"got {self.eval_games}")
         if self.warmup_games < 1:
-            raise ValueError("warmup_games must be at least 1 (it sets the feature scales)")
-        if not 0.0 <= self.epsilon_end <= self.epsilon_start <= 1.0:
-            raise ValueError("need 0 <= epsilon_end <= epsilon_start <= 1, got "
-                             f"{self.epsilon_start} and {self.epsilon_end}")
-        if not 0.0 <= self.discount <= 1.0:
-            raise ValueError(f"discount must lie in [0, 1], got {self.discount}")
-        if not self.opponents:
-            raise ValueError("the opponent pool is empty")
-        self.opponents = tuple(self.opponents)
+            raise TuningConfigError("warmup_games", "warmup_games must be at least 1 (it sets "
+                                                    "the feature scales)")
+        self.epsilon_start, self.epsilon_end = check_epsilons(self.epsilon_start,
+                                                              self.epsilon_end)
+        self.discount = check_real("discount", self.discount, 0.0, 1.0)
+        self.step_size = check_real("step_size", self.step_size, 0.0, 1.0, open_low=True,
+                                    what="a positive number")
+        if self.win_reward is not None:
+            self.win_reward = check_real("win_reward", self.win_reward, 0.0, MAX_REWARD,
+                                         open_low=True, what="None or a positive number")
+        self.opponents = check_names("opponents", self.opponents, "the opponent pool is empty")
+        for name in ("rules", "belief", "start_weights", "eval_opponent"):
+            check_text(name, getattr(self, name))
+        from agents.junqi.belief import BELIEFS
+
+        if self.belief not in BELIEFS:
+            raise TuningConfigError("belief", f"belief must be one of {sorted(BELIEFS)}, got "
+                                              f"{short_repr(self.belief)}")
 
     def epsilon(self, episode: int) -> float:
         fraction = min(1.0, episode / max(1, self.episodes - 1))
@@ -108,17 +136,31 @@ class JunqiWeightTuner(WeightTuner):
     CHECKPOINT_FORMAT = CHECKPOINT_FORMAT
     CONFIG_CLASS = JunqiTuningConfig
     GAME = "Junqi"
+    LEARNER_FEATURES = FEATURE_NAMES + STATE_FEATURES
 
     def __init__(self, config: JunqiTuningConfig):
+        """Loads the rule set and the starting weights and builds every opponent once, so a
+        config that cannot run fails here (``TuningConfigError`` naming the field), before any
+        game is played."""
         super().__init__()
         from tbw_envs.junqi import load_rules
 
         self.config = config
-        self.rules = load_rules(config.rules)
-        self.base = load_eval_config(config.start_weights)
+        try:
+            self.rules = load_rules(config.rules)
+        except ValueError as exc:
+            raise TuningConfigError("rules", f"rules: {exc}") from None
+        try:
+            self.base = load_eval_config(config.start_weights)
+        except ValueError as exc:
+            raise TuningConfigError("start_weights", f"start_weights: {exc}") from None
         self.evaluation = JunqiEvaluation(self.base)
         self.win_reward = (self.base.piece_values[FLAG] if config.win_reward is None
                            else float(config.win_reward))
+        check_agent_specs(config, "junqi")
+
+    def _check_learned_weights(self) -> None:
+        self.current_config()
 
     # -- the pieces of an episode
     def _new_state(self, seed: int):

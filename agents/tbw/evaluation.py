@@ -62,9 +62,15 @@ import numpy as np
 import yaml
 
 from tbw_envs.configs_path import configs_dir
+from tbw_envs.contract import check_text, is_integer, is_real_number, short_list, short_repr
+from tbw_envs.yaml_loader import ConfigError, is_file, load_yaml
 
 FEATURE_NAMES = ("material", "kills", "victory", "leader_threat", "exposure", "distance")
 NUM_FEATURES = len(FEATURE_NAMES)
+# Every weight (files, mappings, vectors) lies in [-MAX_WEIGHT, MAX_WEIGHT]: far above any
+# useful weight (the victory switch is 1e6), far below where the sums overflow to inf and NaN.
+MAX_WEIGHT = 1e6
+MAX_NAME_CHARS = 100
 
 
 class Decomposition:
@@ -126,12 +132,14 @@ class DefaultEvaluation:
     def from_weights(cls, weights, tile_bonus: tuple[float, ...] | None = None,
                      source: str = "weights") -> DefaultEvaluation:
         """The evaluation with signed feature weights: a mapping naming every feature of
-        ``FEATURE_NAMES`` exactly once, or a vector in that order. Weights must be finite and
-        the victory weight positive (a win must outscore every other plan)."""
+        ``FEATURE_NAMES`` exactly once, or a vector in that order. Weights must be real numbers
+        with ``|w| <= MAX_WEIGHT`` (1e6) and the victory weight positive (a win must outscore
+        every other plan)."""
         vector = _weight_vector(weights, source)
         material, kills, victory, leader, exposure, distance = vector
         if not victory > 0:
-            raise ValueError(f"{source}: the victory weight must be positive, got {victory}")
+            raise ValueError(f"{source}: the victory weight must be positive (a win must "
+                             f"outscore every other plan), got {short_repr(victory)}")
         return cls(kill_bonus=kills, win_value=victory, leader_weight=-leader,
                    exposure_weight=-exposure, position_weight=-distance, tile_bonus=tile_bonus,
                    material_weight=material)
@@ -282,31 +290,70 @@ def features(state, side: int) -> np.ndarray:
 
 
 def _weight_vector(weights, source: str) -> tuple[float, ...]:
-    """Signed weights in ``FEATURE_NAMES`` order from a mapping or a vector, checked."""
+    """Signed weights in ``FEATURE_NAMES`` order from a mapping or a vector, checked: known
+    features only, every one given, each a real number (no bool, no string) within
+    ``MAX_WEIGHT``."""
     if isinstance(weights, Mapping):
-        unknown = sorted(str(k) for k in set(weights) - set(FEATURE_NAMES))
+        unknown = set(weights) - set(FEATURE_NAMES)
         if unknown:
-            raise ValueError(f"{source}: unknown feature(s) {unknown}; the TBW evaluation's "
-                             f"features are {list(FEATURE_NAMES)}")
+            raise ValueError(f"{source}: unknown feature(s) {short_list(unknown)}; the TBW "
+                             f"evaluation's features are {list(FEATURE_NAMES)}")
         missing = [f for f in FEATURE_NAMES if f not in weights]
         if missing:
             raise ValueError(f"{source}: missing weight(s) for {missing}; every feature of "
                              f"{list(FEATURE_NAMES)} needs one")
         raw = [(name, weights[name]) for name in FEATURE_NAMES]
     else:
-        values = list(np.asarray(weights, dtype=float).ravel())
+        if isinstance(weights, np.ndarray):
+            if weights.ndim != 1:
+                raise ValueError(f"{source}: a weight vector must be one-dimensional, got "
+                                 f"shape {weights.shape}")
+            values = weights.tolist() if weights.dtype.kind in "iuf" else list(weights)
+        elif isinstance(weights, (list, tuple)):
+            values = list(weights)
+        else:
+            raise ValueError(f"{source}: weights must be a mapping of feature weights or a "
+                             f"sequence of {NUM_FEATURES} numbers, got "
+                             f"{type(weights).__name__} {short_repr(weights)}")
         if len(values) != NUM_FEATURES:
             raise ValueError(f"{source}: expected {NUM_FEATURES} weights "
                              f"({list(FEATURE_NAMES)}), got {len(values)}")
         raw = list(zip(FEATURE_NAMES, values, strict=True))
-    vector = []
-    for name, value in raw:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
-            raise ValueError(f"{source}: weight {name!r} must be a number, got {value!r}")
-        if not math.isfinite(float(value)):
-            raise ValueError(f"{source}: weight {name!r} must be finite, got {value!r}")
-        vector.append(float(value))
-    return tuple(vector)
+    return tuple(_weight(name, value, source) for name, value in raw)
+
+
+def _exponent_hint(value) -> str:
+    """A hint for text that Python reads as a number but YAML 1.1 does not: ``1.0e6`` (YAML
+    wants the exponent's sign, ``1.0e+6``), ``1e+6`` (and a dot), a quoted ``'2'``."""
+    if not isinstance(value, str) or len(value) > 100:
+        return ""
+    try:
+        number = float(value)
+    except ValueError:
+        return ""
+    if not math.isfinite(number):
+        return ""
+    spelled = yaml.safe_dump(number).splitlines()[0]
+    return f" (YAML reads it as text; write the number as {spelled})"
+
+
+def _weight(name: str, value, source: str) -> float:
+    """One weight as a float: a real number, finite, ``|value| <= MAX_WEIGHT``."""
+    if not is_real_number(value):
+        kind = "bool" if isinstance(value, (bool, np.bool_)) else type(value).__name__
+        raise ValueError(f"{source}: weight {name!r} must be a number, got {kind} "
+                         f"{short_repr(value)}{_exponent_hint(value)}")
+    out_of_range = ValueError(f"{source}: weight {name!r} must lie in [-{MAX_WEIGHT:g}, "
+                              f"{MAX_WEIGHT:g}], got {short_repr(value)}")
+    if is_integer(value) and abs(value) > MAX_WEIGHT:  # before float(): it overflows past 1e308
+        raise out_of_range
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{source}: weight {name!r} must be finite, got {short_repr(value)}")
+    if abs(number) > MAX_WEIGHT:
+        # Larger weights overflow the sums (1e308 x material is inf, and inf - inf is NaN).
+        raise out_of_range
+    return number
 
 
 # ---------------------------------------------------------------------------------- files
@@ -323,7 +370,12 @@ def available_weights() -> list[str]:
 def load_evaluation(spec=None) -> DefaultEvaluation:
     """The evaluation with weights from a name (``default``, ``tuned``: the files
     ``configs/agents/tbw_eval_<name>.yaml``), a YAML path, a mapping of feature weights, or a
-    ``DefaultEvaluation`` (returned as is). None means ``default``."""
+    ``DefaultEvaluation`` (returned as is). None means ``default``.
+
+    A file goes through the project's strict YAML loader (``tbw_envs.yaml_loader``) and holds
+    ``name`` (optional, a string) and ``weights``: every feature of ``FEATURE_NAMES`` once,
+    each a real number with ``|w| <= MAX_WEIGHT`` (1e6), the victory weight positive. Anything
+    else raises ``ConfigError`` (a ValueError) naming the file and the field."""
     if spec is None:
         spec = "default"
     if isinstance(spec, DefaultEvaluation):
@@ -332,15 +384,16 @@ def load_evaluation(spec=None) -> DefaultEvaluation:
         return DefaultEvaluation.from_weights(spec, source="TBW evaluation weights")
     if not isinstance(spec, (str, Path)):
         raise ValueError("TBW evaluation weights must be a name (default, tuned), a YAML path, "
-                         f"a mapping or a DefaultEvaluation, got {spec!r}")
+                         f"a mapping or a DefaultEvaluation, got {type(spec).__name__} "
+                         f"{short_repr(spec)}")
     path = Path(spec)
     if path.suffix not in (".yaml", ".yml"):
         path = weights_path(str(spec))
-        if not path.is_file():
-            raise ValueError(f"unknown TBW evaluation weights {str(spec)!r}; available: "
-                             f"{available_weights()}, or a path to a .yaml file")
-    if not path.is_file():
-        raise ValueError(f"TBW evaluation weights file {str(path)!r} does not exist")
+        if not is_file(path):
+            raise ValueError(f"unknown TBW evaluation weights {short_repr(str(spec))}; "
+                             f"available: {available_weights()}, or a path to a .yaml file")
+    if not is_file(path):
+        raise ValueError(f"TBW evaluation weights file {short_repr(str(path))} does not exist")
     stat = path.stat()
     # Keyed by the file's identity and modification, so a re-tuned file is read again.
     return _read_weights_file(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
@@ -348,23 +401,32 @@ def load_evaluation(spec=None) -> DefaultEvaluation:
 
 @lru_cache(maxsize=16)
 def _read_weights_file(path: str, mtime_ns: int, size: int) -> DefaultEvaluation:
-    from tbw_envs.yaml_loader import load_yaml
-
     data = load_yaml(path)
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: the top level must be a mapping with 'weights'")
-    unknown = sorted(set(data) - {"name", "weights"})
+        raise ConfigError(f"{path}: the top level must be a mapping with 'weights', got "
+                          f"{type(data).__name__} {short_repr(data)}")
+    unknown = set(data) - {"name", "weights"}
     if unknown:
-        raise ValueError(f"{path}: unknown field(s) {unknown}; expected 'name' and 'weights'")
+        raise ConfigError(f"{path}: unknown field(s) {short_list(unknown)}; expected 'name' "
+                          "and 'weights'")
+    if "name" in data:
+        check_text(data["name"], MAX_NAME_CHARS, f"{path}: name", ConfigError)
     if not isinstance(data.get("weights"), dict):
-        raise ValueError(f"{path}: 'weights' must map each of {list(FEATURE_NAMES)} to a number")
-    return DefaultEvaluation.from_weights(data["weights"], source=path)
+        raise ConfigError(f"{path}: 'weights' must map each of {list(FEATURE_NAMES)} to a "
+                          f"number, got {short_repr(data.get('weights'))}")
+    try:
+        return DefaultEvaluation.from_weights(data["weights"], source=f"{path}: weights")
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def save_weights(evaluation: DefaultEvaluation, path, name: str, comment: str = "") -> None:
     """Write ``evaluation``'s weights as a file ``load_evaluation`` reads back exactly."""
     if evaluation.tile_bonus is not None:
         raise ValueError("a tile bonus is not a named feature and cannot be saved as weights")
+    # Never write a file that load_evaluation would refuse.
+    DefaultEvaluation.from_weights(evaluation.weight_dict(), source=f"{path}: weights")
+    check_text(name, MAX_NAME_CHARS, f"{path}: name")
     header = "".join(f"# {line}\n" for line in comment.splitlines())
     body = yaml.safe_dump({"name": name, "weights": evaluation.weight_dict()}, sort_keys=False)
     Path(path).write_text(header + body, encoding="utf-8")

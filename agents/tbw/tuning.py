@@ -54,9 +54,30 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.linear_q import LinearQ, feature_scales
-from agents.tbw.evaluation import FEATURE_NAMES, DefaultEvaluation, features, load_evaluation
+from agents.tbw.evaluation import (
+    FEATURE_NAMES,
+    MAX_WEIGHT,
+    DefaultEvaluation,
+    features,
+    load_evaluation,
+)
 from agents.tbw.search import ALGORITHMS, DEFAULT_AGENT_BUDGET
-from agents.weight_tuner import WeightTuner
+from agents.weight_tuner import (
+    MAX_EPISODES,
+    MAX_GAMES,
+    MAX_PLIES,
+    MAX_REWARD,
+    MAX_SEED,
+    TuningConfigError,
+    WeightTuner,
+    check_agent_specs,
+    check_epsilons,
+    check_int,
+    check_names,
+    check_real,
+    check_text,
+)
+from tbw_envs.contract import is_integer, short_repr
 
 CHECKPOINT_FORMAT = "tbw-envs-tbw-tuning/1"
 FIXED_FEATURES = ("victory",)
@@ -64,6 +85,8 @@ LEARNED_FEATURES = tuple(f for f in FEATURE_NAMES if f not in FIXED_FEATURES)
 STATE_FEATURES = ("baseline", "turn_used")
 EXPLORATIONS = ("perturb", "random")
 TUNING_SCENARIOS = ("duel_5v5_8x8", "hex_skirmish", "fire_emblem_5v5")
+MAX_BUDGET = 10**12  # ops1 per turn
+MAX_PERTURBATION = 5.0  # exp(5 x N(0, 1)) already spans many orders of magnitude
 
 
 @dataclass
@@ -91,45 +114,52 @@ class TBWTuningConfig:
     seed: int = 0
 
     def __post_init__(self):
-        for name in ("episodes", "eval_every", "eval_games", "warmup_games",
-                     "eval_opening_plies", "budget", "seed"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        """Every field checked (``TuningConfigError`` naming it); ranges: ``episodes`` and
+        ``eval_every`` in [0, 1e6], ``eval_games`` even and ``warmup_games`` >= 1, both at most
+        1e5, ``budget`` in [0, 1e12] ops1, ``opening_plies`` and ``eval_opening_plies`` in
+        [0, 10000], ``step_size`` in (0, 1], ``discount``, ``trace_decay`` and the epsilons in
+        [0, 1], ``perturbation`` in [0, 5], ``win_reward`` in (0, 1e6], ``seed`` in
+        [0, 2**63 - 1], names non-empty strings."""
+        for name, high in (("episodes", MAX_EPISODES), ("eval_every", MAX_EPISODES),
+                           ("eval_games", MAX_GAMES), ("warmup_games", MAX_GAMES),
+                           ("eval_opening_plies", MAX_PLIES), ("budget", MAX_BUDGET),
+                           ("seed", MAX_SEED)):
+            setattr(self, name, check_int(name, getattr(self, name), 0, high))
         if self.eval_games % 2:
-            raise ValueError(f"eval_games must be even (paired games), got {self.eval_games}")
+            raise TuningConfigError("eval_games", "eval_games must be even (paired games), "
+                                                  f"got {self.eval_games}")
         if self.warmup_games < 1:
-            raise ValueError("warmup_games must be at least 1 (it sets the feature scales)")
-        if not 0.0 <= self.epsilon_end <= self.epsilon_start <= 1.0:
-            raise ValueError("need 0 <= epsilon_end <= epsilon_start <= 1, got "
-                             f"{self.epsilon_start} and {self.epsilon_end}")
+            raise TuningConfigError("warmup_games", "warmup_games must be at least 1 (it sets "
+                                                    "the feature scales)")
+        self.epsilon_start, self.epsilon_end = check_epsilons(self.epsilon_start,
+                                                              self.epsilon_end)
         for name in ("discount", "trace_decay"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)}")
-        for name in ("step_size", "win_reward"):
-            value = getattr(self, name)
-            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be a positive number, got {value!r}")
-        if not (math.isfinite(self.perturbation) and self.perturbation >= 0):
-            raise ValueError(f"perturbation must be a non-negative number, got "
-                             f"{self.perturbation!r}")
+            setattr(self, name, check_real(name, getattr(self, name), 0.0, 1.0))
+        self.step_size = check_real("step_size", self.step_size, 0.0, 1.0, open_low=True,
+                                    what="a positive number")
+        self.win_reward = check_real("win_reward", self.win_reward, 0.0, MAX_REWARD,
+                                     open_low=True, what="a positive number")
+        self.perturbation = check_real("perturbation", self.perturbation, 0.0,
+                                       MAX_PERTURBATION, what="a non-negative number")
         if self.exploration not in EXPLORATIONS:
-            raise ValueError(f"exploration must be one of {EXPLORATIONS}, got "
-                             f"{self.exploration!r}")
+            raise TuningConfigError("exploration", f"exploration must be one of "
+                                                   f"{EXPLORATIONS}, got "
+                                                   f"{short_repr(self.exploration)}")
         if self.algorithm not in ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}")
-        if not self.opponents:
-            raise ValueError("the opponent pool is empty")
-        if not self.scenarios:
-            raise ValueError("no scenarios to train on")
-        self.opponents = tuple(self.opponents)
-        self.scenarios = tuple(self.scenarios)
-        plies = tuple(self.opening_plies)
-        if (len(plies) != 2 or any(isinstance(p, bool) or not isinstance(p, int) for p in plies)
-                or not 0 <= plies[0] <= plies[1]):
-            raise ValueError(f"opening_plies must be two integers 0 <= lo <= hi, got "
-                             f"{self.opening_plies!r}")
-        self.opening_plies = plies
+            raise TuningConfigError("algorithm", f"algorithm must be one of {ALGORITHMS}, got "
+                                                 f"{short_repr(self.algorithm)}")
+        self.opponents = check_names("opponents", self.opponents, "the opponent pool is empty")
+        self.scenarios = check_names("scenarios", self.scenarios, "no scenarios to train on")
+        for name in ("start_weights", "eval_opponent"):
+            check_text(name, getattr(self, name))
+        plies = self.opening_plies
+        if (not isinstance(plies, (list, tuple)) or len(plies) != 2
+                or not all(is_integer(p) for p in plies)
+                or not 0 <= plies[0] <= plies[1] <= MAX_PLIES):
+            raise TuningConfigError("opening_plies", "opening_plies must be two integers "
+                                    f"0 <= lo <= hi <= {MAX_PLIES}, got "
+                                    f"{short_repr(self.opening_plies)}")
+        self.opening_plies = (int(plies[0]), int(plies[1]))
 
     def epsilon(self, episode: int) -> float:
         fraction = min(1.0, episode / max(1, self.episodes - 1))
@@ -154,15 +184,31 @@ class TBWWeightTuner(WeightTuner):
     CHECKPOINT_FORMAT = CHECKPOINT_FORMAT
     CONFIG_CLASS = TBWTuningConfig
     GAME = "TBW"
+    LEARNER_FEATURES = LEARNED_FEATURES + STATE_FEATURES
 
     def __init__(self, config: TBWTuningConfig):
+        """Loads the starting weights and the scenarios and builds every opponent once, so a
+        config that cannot run fails here (``TuningConfigError`` naming the field), before any
+        game is played."""
         super().__init__()
         self.config = config
-        self.base = load_evaluation(config.start_weights)
-        if self.base.tile_bonus is not None:
+        try:
+            self.base = load_evaluation(config.start_weights)
+        except ValueError as exc:
+            raise TuningConfigError("start_weights", f"start_weights: {exc}") from None
+        if self.base.tile_bonus is not None:  # pragma: no cover - files hold no tile bonus
             raise ValueError("a tile bonus is not a named feature; start from plain weights")
-        self.scenarios = {name: _scenario(name) for name in config.scenarios}
+        self.scenarios = {}
+        for name in config.scenarios:
+            try:
+                self.scenarios[name] = _scenario(name)
+            except ValueError as exc:
+                raise TuningConfigError("scenarios", f"scenarios: {exc}") from None
         self._learned = [FEATURE_NAMES.index(f) for f in LEARNED_FEATURES]
+        check_agent_specs(config, "tbw")
+
+    def _check_learned_weights(self) -> None:
+        self.current_evaluation()
 
     # -- features and weights
     def row(self, afterstate, side: int) -> np.ndarray:
@@ -201,6 +247,8 @@ class TBWWeightTuner(WeightTuner):
             weights = self.weight_dict()
             for name in LEARNED_FEATURES:
                 weights[name] *= math.exp(self.config.perturbation * rng.gauss(0.0, 1.0))
+                # Held within the evaluation's range (a no-op for any weight near its start).
+                weights[name] = min(MAX_WEIGHT, max(-MAX_WEIGHT, weights[name]))
             return self._plan(state, DefaultEvaluation.from_weights(weights))
         # "random": uniformly random unit actions until the turn passes.
         probe, side, actions = state.clone(), state.current_side, []
