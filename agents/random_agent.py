@@ -5,14 +5,18 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from agents.params import SEED, check_seed
+
 
 class RandomAgent:
     name = "random"
+    PARAMS = {"seed": SEED}
 
     def __init__(self, seed: int | None = None):
-        self._rng = random.Random(seed)
+        self._rng = random.Random(check_seed(seed, "RandomAgent"))
 
     def reset(self, seed: int | None = None) -> None:
+        seed = check_seed(seed, "RandomAgent.reset")
         if seed is not None:
             self._rng.seed(seed)
 

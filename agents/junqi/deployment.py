@@ -22,8 +22,20 @@ one fixed layout:
 
 from __future__ import annotations
 
+import os
 import random
+from collections.abc import Mapping
 
+from agents.params import (
+    MAX_PATH_CHARS,
+    SEED,
+    Choice,
+    Custom,
+    ParameterTypeError,
+    check_params,
+    check_seed,
+)
+from tbw_envs.contract import short_repr
 from tbw_envs.junqi.board import COLS
 from tbw_envs.junqi.layout import (
     BACK_TWO_ROWS_CELLS,
@@ -97,22 +109,55 @@ def heuristic_layout(rng: random.Random) -> Layout:
 LAYOUT_POLICIES = {"random": random_layout, "heuristic": heuristic_layout}
 
 
+def _beliefs() -> tuple[str, ...]:
+    from agents.junqi.belief import BELIEFS
+
+    return tuple(sorted(BELIEFS))
+
+
+def _weights(value):
+    """Junqi evaluation weights: a name or YAML path (``JunqiEvaluation`` reads it), a dict or
+    an ``EvalConfig``; other types are refused here, before they reach the loader."""
+    from agents.junqi.evaluation import EvalConfig
+
+    if value is None or isinstance(value, (Mapping, EvalConfig)):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        text = os.fspath(value)
+        if not isinstance(text, str) or not text or len(text) > MAX_PATH_CHARS:
+            raise ValueError(f"must be a name or a YAML path of 1 to {MAX_PATH_CHARS} "
+                             f"characters, got {short_repr(value)}")
+        return value
+    raise ParameterTypeError(f"must be a name (default, tuned), a YAML path, a dict or an "
+                             f"EvalConfig, got {type(value).__name__} {short_repr(value)}")
+
+
+# The parameters every Junqi agent shares (``agents.params``); each agent adds its own.
+BASE_PARAMS = {
+    "seed": SEED,
+    "layout": Choice(names=tuple(LAYOUT_POLICIES), what="layout policy"),
+}
+BELIEF = Choice(names=_beliefs, what="belief", optional=True)
+WEIGHTS = Custom(func=_weights, what="evaluation weights: a name or a YAML path")
+
+
 class JunqiAgentBase:
     """Seeding, deployment and the budget-free parts every Junqi agent shares."""
 
     name = "junqi-agent"
+    PARAMS = BASE_PARAMS
 
     def __init__(self, seed: int | None = None, layout: str = "random"):
-        if layout not in LAYOUT_POLICIES:
-            raise ValueError(f"unknown layout policy {layout!r}; known: {sorted(LAYOUT_POLICIES)}")
+        checked = check_params(BASE_PARAMS, type(self).__name__, seed=seed, layout=layout)
         self.layout_policy = layout
         if layout != "random":
             # Only agents with a preference expose ``layout``; the arena then lets them deploy.
             self.layout = self._own_layout
-        self._rng = random.Random(seed)
+        self._rng = random.Random(checked["seed"])
         self._deploying: Layout | None = None
 
     def reset(self, seed: int | None = None) -> None:
+        seed = check_seed(seed, f"{type(self).__name__}.reset")
         if seed is not None:
             self._rng.seed(seed)
         self._deploying = None

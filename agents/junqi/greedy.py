@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from agents.junqi.deployment import JunqiAgentBase
+from agents.junqi.deployment import BASE_PARAMS, BELIEF, WEIGHTS, JunqiAgentBase
 from agents.junqi.evaluation import JunqiEvaluation
+from agents.params import check_params
 
 
 class GreedyEvalAgent(JunqiAgentBase):
@@ -11,15 +12,15 @@ class GreedyEvalAgent(JunqiAgentBase):
     seeded random choice, so two seeds give two different (equally greedy) games."""
 
     name = "greedy"
+    PARAMS = {**BASE_PARAMS, "belief": BELIEF, "weights": WEIGHTS}
 
     def __init__(self, belief: str | None = None, weights="default", seed: int | None = None,
                  layout: str = "random"):
         super().__init__(seed=seed, layout=layout)
-        from agents.junqi.belief import BELIEFS, DEFAULT_BELIEF
+        from agents.junqi.belief import DEFAULT_BELIEF
 
+        check_params(self.PARAMS, type(self).__name__, belief=belief, weights=weights)
         self.belief_name = DEFAULT_BELIEF if belief is None else belief
-        if self.belief_name not in BELIEFS:
-            raise ValueError(f"unknown belief {belief!r}; known: {sorted(BELIEFS)}")
         self.evaluation = JunqiEvaluation(weights)
 
     def choose(self, view, actions: list[int]) -> int:

@@ -39,6 +39,8 @@ Whitehouse 2012)
 
 Budgets: ``iterations=N`` (deterministic under a seed) or ``seconds=S`` per move (checked after
 every iteration, so a move overruns by at most one iteration); the belief is built inside it.
+``iterations`` is at most ``agents.params.MAX_ITERATIONS`` (1,000,000) and ``seconds`` finite,
+> 0 and at most ``MAX_SECONDS`` (3600); every parameter is checked when the agent is built.
 """
 
 from __future__ import annotations
@@ -46,8 +48,17 @@ from __future__ import annotations
 import math
 import time
 
-from agents.junqi.deployment import JunqiAgentBase
+from agents.junqi.deployment import BASE_PARAMS, BELIEF, WEIGHTS, JunqiAgentBase
 from agents.junqi.evaluation import FEATURE_NAMES, JunqiEvaluation, material
+from agents.params import (
+    MAX_COUNT,
+    MAX_ITERATIONS,
+    OPTIONAL_SECONDS,
+    Choice,
+    Float,
+    Int,
+    check_params,
+)
 
 WIN_VALUE = 1000.0
 # Features whose effect a leaf's material change does not already show.
@@ -55,22 +66,23 @@ POSITIONAL_FEATURES = ("flag_defence", "progress", "no_collision")
 DEFAULT_ITERATIONS = 300
 
 
-class SearchBudget:
-    """Iterations or seconds per move (at least one of them)."""
+BUDGET_PARAMS = {
+    "iterations": Int(low=1, high=MAX_ITERATIONS, optional=True),
+    "seconds": OPTIONAL_SECONDS,  # finite, > 0, at most MAX_SECONDS
+}
 
-    def __init__(self, iterations: int | None = None, seconds: float | None = None):
+
+class SearchBudget:
+    """Iterations or seconds per move (at least one of them; iterations in
+    [1, MAX_ITERATIONS], seconds finite in (0, MAX_SECONDS])."""
+
+    def __init__(self, iterations: int | None = None, seconds: float | None = None,
+                 who: str = "SearchBudget"):
         if iterations is None and seconds is None:
             iterations = DEFAULT_ITERATIONS
-        if iterations is not None and (
-            isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1
-        ):
-            raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
-        if seconds is not None and (
-            isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0
-        ):
-            raise ValueError(f"seconds must be a positive number, got {seconds!r}")
-        self.iterations = iterations
-        self.seconds = None if seconds is None else float(seconds)
+        checked = check_params(BUDGET_PARAMS, who, iterations=iterations, seconds=seconds)
+        self.iterations = checked["iterations"]
+        self.seconds = checked["seconds"]
 
     def more(self, done: int, started: float) -> bool:
         if self.iterations is not None and done >= self.iterations:
@@ -79,6 +91,15 @@ class SearchBudget:
 
     def __repr__(self) -> str:
         return f"SearchBudget(iterations={self.iterations}, seconds={self.seconds})"
+
+
+# The parameters every search shares (``agents.params``); each search adds its own.
+SEARCH_PARAMS = {
+    **BASE_PARAMS, **BUDGET_PARAMS, "belief": BELIEF, "weights": WEIGHTS,
+    "leaf": Choice(names=("material", "evaluation")),
+}
+COF = Float(low=0.0)  # the exploration constant: finite, >= 0
+COUNT = Int(low=1, high=MAX_COUNT)
 
 
 class _DeterminizedSearch(JunqiAgentBase):
@@ -90,15 +111,13 @@ class _DeterminizedSearch(JunqiAgentBase):
                  belief: str | None = None, weights="default", seed: int | None = None,
                  layout: str = "random", leaf: str = "material"):
         super().__init__(seed=seed, layout=layout)
-        from agents.junqi.belief import BELIEFS, DEFAULT_BELIEF
+        from agents.junqi.belief import DEFAULT_BELIEF
 
-        if leaf not in ("material", "evaluation"):
-            raise ValueError(f"leaf must be 'material' or 'evaluation', got {leaf!r}")
+        who = type(self).__name__
+        check_params(SEARCH_PARAMS, who, belief=belief, weights=weights, leaf=leaf)
         self.leaf = leaf
-        self.budget = SearchBudget(iterations, seconds)
+        self.budget = SearchBudget(iterations, seconds, who)
         self.belief_name = DEFAULT_BELIEF if belief is None else belief
-        if self.belief_name not in BELIEFS:
-            raise ValueError(f"unknown belief {belief!r}; known: {sorted(BELIEFS)}")
         self.evaluation = JunqiEvaluation(weights)
         values = self.evaluation.config.piece_values
         self._values = values
@@ -188,16 +207,6 @@ class _DeterminizedSearch(JunqiAgentBase):
         return [(action, credit, -negative) for negative, action, credit in scored]
 
 
-def _checked_search_parameters(cof, **counts) -> float:
-    """Validate the exploration constant and the positive integer parameters; returns cof."""
-    for label, value in counts.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{label} must be a positive integer, got {value!r}")
-    if isinstance(cof, bool) or not isinstance(cof, (int, float)) or cof < 0:
-        raise ValueError(f"cof must be a non-negative number, got {cof!r}")
-    return float(cof)
-
-
 # ---------------------------------------------------------------------------------- plain UCT
 class _UCTNode:
     __slots__ = ("children", "visits", "wins")
@@ -212,15 +221,19 @@ class MCTSAgent(_DeterminizedSearch):
     """Plain UCT with uniformly random rollouts (the Junqi paper's baseline)."""
 
     name = "mcts"
+    PARAMS = {
+        **{k: p for k, p in SEARCH_PARAMS.items() if k not in ("weights", "leaf")},
+        "cof": COF, "rollout_limit": Int(low=0, high=MAX_COUNT),
+    }
 
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
                  cof: float = 1.0, rollout_limit: int = 200, belief: str | None = None,
                  seed: int | None = None, layout: str = "random"):
         super().__init__(iterations, seconds, belief=belief, seed=seed, layout=layout)
-        if cof < 0 or rollout_limit < 0:
-            raise ValueError("cof and rollout_limit must be non-negative")
-        self.cof = float(cof)
-        self.rollout_limit = int(rollout_limit)
+        checked = check_params(self.PARAMS, type(self).__name__, cof=cof,
+                               rollout_limit=rollout_limit)
+        self.cof = checked["cof"]
+        self.rollout_limit = checked["rollout_limit"]
 
     def _search(self, view, actions, belief, started):
         rng = self._rng
@@ -287,6 +300,8 @@ class UCBMCTSAgent(_DeterminizedSearch):
     """The Junqi paper's UCB&MCTS with move evaluation (see the module docstring)."""
 
     name = "ucbmcts"
+    PARAMS = {**SEARCH_PARAMS, "cof": COF, "max_depth": COUNT, "expand_k": COUNT,
+              "sample_k": COUNT}
 
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
                  cof: float = 10.0, max_depth: int = 4, expand_k: int = 8, sample_k: int = 4,
@@ -294,11 +309,12 @@ class UCBMCTSAgent(_DeterminizedSearch):
                  layout: str = "random", leaf: str = "material"):
         super().__init__(iterations, seconds, belief=belief, weights=weights, seed=seed,
                          layout=layout, leaf=leaf)
-        self.cof = _checked_search_parameters(cof, max_depth=max_depth, expand_k=expand_k,
-                                              sample_k=sample_k)
-        self.max_depth = max_depth
-        self.expand_k = expand_k
-        self.sample_k = sample_k
+        checked = check_params(self.PARAMS, type(self).__name__, cof=cof, max_depth=max_depth,
+                               expand_k=expand_k, sample_k=sample_k)
+        self.cof = checked["cof"]
+        self.max_depth = checked["max_depth"]
+        self.expand_k = checked["expand_k"]
+        self.sample_k = checked["sample_k"]
 
     def _search(self, view, actions, belief, started):
         rng = self._rng
@@ -389,6 +405,9 @@ class ISMCTSAgent(_DeterminizedSearch):
     """
 
     name = "ismcts"
+    PARAMS = {**SEARCH_PARAMS, "cof": COF, "widen_base": COUNT, "horizon": COUNT,
+              "sample_k": COUNT, "prior_visits": Float(low=0.0),
+              "opponent": Choice(names=("search", "evaluation"))}
 
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
                  cof: float = 10.0, widen_base: int = 3, horizon: int = 4, sample_k: int = 4,
@@ -397,17 +416,14 @@ class ISMCTSAgent(_DeterminizedSearch):
                  layout: str = "random", leaf: str = "material"):
         super().__init__(iterations, seconds, belief=belief, weights=weights, seed=seed,
                          layout=layout, leaf=leaf)
-        self.cof = _checked_search_parameters(cof, widen_base=widen_base, horizon=horizon,
-                                              sample_k=sample_k)
-        if (isinstance(prior_visits, bool) or not isinstance(prior_visits, (int, float))
-                or not 0 <= prior_visits < math.inf):
-            raise ValueError(f"prior_visits must be a non-negative number, got {prior_visits!r}")
-        self.widen_base = widen_base
-        self.horizon = horizon
-        self.sample_k = sample_k
-        self.prior_visits = float(prior_visits)
-        if opponent not in ("search", "evaluation"):
-            raise ValueError(f"opponent must be 'search' or 'evaluation', got {opponent!r}")
+        checked = check_params(self.PARAMS, type(self).__name__, cof=cof,
+                               widen_base=widen_base, horizon=horizon, sample_k=sample_k,
+                               prior_visits=prior_visits, opponent=opponent)
+        self.cof = checked["cof"]
+        self.widen_base = checked["widen_base"]
+        self.horizon = checked["horizon"]
+        self.sample_k = checked["sample_k"]
+        self.prior_visits = checked["prior_visits"]
         self.opponent_model = opponent
 
     def _search(self, view, actions, belief, started):

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import random
 
+from agents.params import SEED, check_seed
 from tbw_envs.tbw import END_TURN
 
 
 class GreedyAgent:
     name = "greedy"
+    PARAMS = {"seed": SEED}
 
     def __init__(self, seed: int | None = None):
-        self._rng = random.Random(seed)
+        self._rng = random.Random(check_seed(seed, "GreedyAgent"))
 
     def reset(self, seed: int | None = None) -> None:
+        seed = check_seed(seed, "GreedyAgent.reset")
         if seed is not None:
             self._rng.seed(seed)
 

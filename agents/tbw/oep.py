@@ -69,6 +69,18 @@ import random
 import time
 from dataclasses import dataclass, field
 
+from agents.params import (
+    MAX_COUNT,
+    MAX_POPULATION,
+    OPTIONAL_SECONDS,
+    SEED,
+    CallableParam,
+    Float,
+    Int,
+    Text,
+    check_params,
+    check_seed,
+)
 from agents.tbw.evaluation import DefaultEvaluation, decomposition_of
 from agents.tbw.greedy import GreedyAgent
 from agents.tbw.search import TIME_MARGIN, TurnPlanAgent, _two_argument_evaluation
@@ -83,33 +95,25 @@ STALL_GENERATIONS = 25
 
 _UNSET = object()
 
-
-def _check_number(name: str, value, low: float, high: float | None = None,
-                  low_inclusive: bool = True, integer: bool = False):
-    kinds = (int,) if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kinds) or (
-        not integer and not math.isfinite(value)
-    ):
-        kind = "an integer" if integer else "a finite number"
-        raise TypeError(f"OEP: {name} must be {kind}, got {value!r}")
-    too_low = value < low if low_inclusive else value <= low
-    if too_low or (high is not None and value > high):
-        bound = f">= {low}" if low_inclusive else f"> {low}"
-        if high is not None:
-            bound += f" and <= {high}"
-        raise ValueError(f"OEP: {name} must be {bound}, got {value!r}")
-    return value
+# The parameters of ``OEPAgent`` and ``evolve_turn`` (``agents.params``).
+PARAMS = {
+    "seconds": OPTIONAL_SECONDS,  # finite, > 0, at most MAX_SECONDS
+    "generations": Int(low=0, high=MAX_COUNT, optional=True),
+    "population": Int(low=2, high=MAX_POPULATION),
+    "mutation_rate": Float(low=0.0, high=1.0),
+    "seed": SEED,
+    "evaluate": CallableParam(),
+    "name": Text(optional=True, spec=False),
+}
 
 
-def check_budget(seconds, generations) -> tuple[float | None, int | None]:
-    """Validate a budget: ``seconds`` > 0 or None, ``generations`` >= 0 or None, not both None."""
-    if seconds is not None:
-        seconds = float(_check_number("seconds", seconds, 0.0, low_inclusive=False))
-    if generations is not None:
-        generations = _check_number("generations", generations, 0, integer=True)
-    if seconds is None and generations is None:
-        raise ValueError("OEP: give a budget: seconds per turn, generations, or both")
-    return seconds, generations
+def check_budget(seconds, generations, who: str = "OEP") -> tuple[float | None, int | None]:
+    """Validate a budget: ``seconds`` in (0, MAX_SECONDS] or None, ``generations`` in
+    [0, MAX_COUNT] or None, not both None."""
+    checked = check_params(PARAMS, who, seconds=seconds, generations=generations)
+    if checked["seconds"] is None and checked["generations"] is None:
+        raise ValueError(f"{who}: give a budget: seconds per turn, generations, or both")
+    return checked["seconds"], checked["generations"]
 
 
 @dataclass(eq=False)
@@ -391,9 +395,8 @@ def evolve_turn(state, seconds=None, generations=None, population: int = DEFAULT
                 evaluate=None) -> OEPResult:
     """Evolve a plan for the side to move in ``state`` (see the module docstring)."""
     started = time.perf_counter()
-    seconds, generations = check_budget(seconds, generations)
-    _check_number("population", population, 2, integer=True)
-    _check_number("mutation_rate", mutation_rate, 0.0, 1.0)
+    seconds, generations = check_budget(seconds, generations, "evolve_turn")
+    check_params(PARAMS, "evolve_turn", population=population, mutation_rate=mutation_rate)
     if state.is_terminal():
         raise ValueError("OEP: cannot plan a turn in a finished game")
     rng = random.Random() if rng is None else rng
@@ -463,30 +466,34 @@ class OEPAgent(TurnPlanAgent):
     ``seconds`` is not), ``generations`` per turn (deterministic for a seed); with both, the run
     stops at whichever comes first. The plan is evolved at the first call of the turn and handed
     out one unit action per call; if the view is not the state the plan expects, the agent plans
-    again from the view (like ``TBWSearchAgent``).
+    again from the view (like ``TBWSearchAgent``). Limits (``PARAMS``, checked when the agent
+    is built): ``seconds`` finite and at most 3600, ``generations`` at most 1,000,000,
+    ``population`` 2 to 10,000, ``mutation_rate`` in [0, 1].
     """
+
+    PARAMS = PARAMS
 
     def __init__(self, seconds=_UNSET, generations: int | None = None,
                  population: int = DEFAULT_POPULATION,
                  mutation_rate: float = DEFAULT_MUTATION_RATE, seed: int | None = None,
                  evaluate=None, name: str | None = None):
+        who = "OEPAgent"
         if seconds is _UNSET:
             seconds = None if generations is not None else DEFAULT_SECONDS
-        self.seconds, self.generations = check_budget(seconds, generations)
-        self.population = _check_number("population", population, 2, integer=True)
-        self.mutation_rate = float(_check_number("mutation_rate", mutation_rate, 0.0, 1.0))
-        if seed is not None:
-            _check_number("seed", seed, 0, integer=True)
-        if evaluate is not None:
-            _two_argument_evaluation(evaluate)  # a clear error now for a non-callable
+        self.seconds, self.generations = check_budget(seconds, generations, who)
+        checked = check_params(self.PARAMS, who, population=population,
+                               mutation_rate=mutation_rate, seed=seed, evaluate=evaluate,
+                               name=name)
+        self.population = checked["population"]
+        self.mutation_rate = checked["mutation_rate"]
         self.evaluate = evaluate
         self.name = name or "oep"
-        self._rng = random.Random(seed)
+        self._rng = random.Random(checked["seed"])
         self._forget_plan()
 
     def reset(self, seed: int | None = None) -> None:
+        seed = check_seed(seed, "OEPAgent.reset")
         if seed is not None:
-            _check_number("seed", seed, 0, integer=True)
             self._rng.seed(seed)
         self._forget_plan()
 

@@ -32,10 +32,25 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from agents.params import (
+    MAX_NODES,
+    MAX_SECONDS,
+    AnyOf,
+    CallableParam,
+    Choice,
+    Float,
+    Instance,
+    Int,
+    Text,
+    check_params,
+    check_seed,
+)
 from agents.tbw.evaluation import DefaultEvaluation, decomposition_of
 from agents.tbw.search_model import FREE, Evaluator, TurnModel
+from tbw_envs.contract import short_repr
 
 ALGORITHMS = ("alg2", "alg5", "exact")
+KERNELS = ("auto", "python", "numba")
 
 
 @dataclass(frozen=True)
@@ -59,10 +74,12 @@ class Budget:
                 raise ValueError(f"budget must be non-negative, got {budget}")
             return Budget(nodes=int(budget))
         if isinstance(budget, (float, np.floating)):
-            if not budget >= 0:
-                raise ValueError(f"budget must be a non-negative number of seconds, got {budget}")
+            if not (budget >= 0 and math.isfinite(budget)):
+                raise ValueError(f"budget must be a non-negative finite number of seconds (None: "
+                                 f"no limit), got {budget}")
             return Budget(seconds=float(budget))
-        raise TypeError(f"budget must be None, a Budget, an int or a float, got {budget!r}")
+        raise TypeError(f"budget must be None, a Budget, an int or a float, got "
+                        f"{type(budget).__name__} {short_repr(budget)}")
 
 
 @dataclass
@@ -285,10 +302,10 @@ def plan_turn(state, algorithm: str = "exact", evaluate=None, budget=None, kerne
     ``kernel``: "auto" (compiled Algorithm 2/5 when numba is installed and the evaluation is the
     default family), "python" (the reference) or "numba" (error when unavailable).
     """
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {algorithm!r}")
-    if kernel not in ("auto", "python", "numba"):
-        raise ValueError(f"kernel must be 'auto', 'python' or 'numba', got {kernel!r}")
+    if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {short_repr(algorithm)}")
+    if not isinstance(kernel, str) or kernel not in KERNELS:
+        raise ValueError(f"kernel must be 'auto', 'python' or 'numba', got {short_repr(kernel)}")
     evaluate = DefaultEvaluation() if evaluate is None else _two_argument_evaluation(evaluate)
     budget = Budget.of(budget)
     started = time.perf_counter()
@@ -348,7 +365,8 @@ def _two_argument_evaluation(evaluate):
     """Accept ``evaluate(state)`` as well as ``evaluate(state, side)``: a one-argument
     evaluation scores for ``state.last_side``, the side that moved."""
     if not callable(evaluate):
-        raise TypeError(f"evaluate must be callable, got {evaluate!r}")
+        raise TypeError(f"evaluate must be callable, got {type(evaluate).__name__} "
+                        f"{short_repr(evaluate)}")
     try:
         params = inspect.signature(evaluate).parameters.values()
     except (TypeError, ValueError):  # builtins without a signature: assume (state, side)
@@ -406,26 +424,50 @@ class TBWSearchAgent(TurnPlanAgent):
     """Plays each of its turns by a single-turn search (``plan_turn``).
 
     ``budget="default"`` is ``DEFAULT_AGENT_BUDGET`` ops1 per turn; ``budget=None`` searches
-    without limit (exact on any map, however long it takes).
+    without limit (exact on any map, however long it takes). An int budget is at most
+    ``agents.params.MAX_NODES`` ops1, a float one finite and at most ``MAX_SECONDS`` (3600).
+    ``kernel`` is checked when the agent is built (``"numba"`` with an Algorithm 2 or 5: numba
+    must import and the budget must count nodes).
 
     The plan is computed once per turn and handed out one unit action per call
     (``TurnPlanAgent``). With a ``budget`` the search is anytime: it returns the best plan found
     within the budget; a budget in seconds aims at ``1 - TIME_MARGIN`` of it.
     """
 
+    PARAMS = {
+        "algorithm": Choice(names=ALGORITHMS),
+        # An int is a node (ops1) budget, a float one in seconds; None: no limit.
+        "budget": AnyOf(
+            kinds=(Choice(names=("default",)), Int(low=0, high=MAX_NODES),
+                   Float(low=0.0, high=MAX_SECONDS), Instance(cls=Budget)),
+            what=f"'default', None (no limit), an integer number of nodes in [0, {MAX_NODES}], "
+                 f"a number of seconds in [0, {MAX_SECONDS:g}] or a Budget",
+            optional=True,
+        ),
+        "kernel": Choice(names=KERNELS),
+        "evaluate": CallableParam(),
+        "name": Text(optional=True, spec=False),
+    }
+
     def __init__(self, algorithm: str = "exact", evaluate=None, budget="default",
                  kernel: str = "auto", name: str | None = None):
-        if algorithm not in ("alg2", "alg5", "exact"):
-            raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {algorithm!r}")
+        who = "TBWSearchAgent"
+        checked = check_params(self.PARAMS, who, algorithm=algorithm, budget=budget,
+                               kernel=kernel, evaluate=evaluate, name=name)
+        budget = checked["budget"]
+        if isinstance(budget, Budget):
+            _check_budget_object(budget, who)
         self.algorithm = algorithm
         self.evaluate = evaluate
         self.budget = DEFAULT_AGENT_BUDGET if budget == "default" else budget
-        Budget.of(self.budget)  # fail early on a malformed budget
         self.kernel = kernel
+        if kernel == "numba" and algorithm != "exact":  # the exact solver has no kernel
+            _check_numba_usable(Budget.of(self.budget), who)
         self.name = name or f"tbw_search_{algorithm}"
         self._forget_plan()
 
     def reset(self, seed: int | None = None) -> None:
+        check_seed(seed, "TBWSearchAgent.reset")  # no randomness, but the same contract
         self._forget_plan()
 
     def _plan(self, view) -> SearchResult:
@@ -434,6 +476,26 @@ class TBWSearchAgent(TurnPlanAgent):
             budget = Budget(nodes=budget.nodes, seconds=budget.seconds * (1 - TIME_MARGIN))
         return plan_turn(view, self.algorithm, evaluate=self.evaluate, budget=budget,
                          kernel=self.kernel)
+
+
+def _check_budget_object(budget: Budget, who: str) -> None:
+    """A ``Budget`` given to an agent: nodes and seconds within the agents' limits."""
+    check_params({"nodes": Int(low=0, high=MAX_NODES, optional=True),
+                  "seconds": Float(low=0.0, high=MAX_SECONDS, optional=True)},
+                 f"{who}: budget", nodes=budget.nodes, seconds=budget.seconds)
+
+
+def _check_numba_usable(budget: Budget, who: str) -> None:
+    """``kernel="numba"`` fails at the first move unless numba imports and the budget counts
+    nodes: say so when the agent is built."""
+    from agents.tbw import _kernel as _tbw_kernel
+
+    if not _tbw_kernel.HAVE_NUMBA:
+        raise ValueError(f"{who}: kernel='numba' needs numba (pip install -c constraints.txt "
+                         f"-e '.[fast]'); kernel='auto' falls back to Python")
+    if budget.seconds is not None:
+        raise ValueError(f"{who}: kernel='numba' takes node budgets only, got a budget of "
+                         f"{budget.seconds:g} seconds; use kernel='auto' or an integer budget")
 
 
 def _same_state(a, b) -> bool:

@@ -63,8 +63,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from agents.params import (
+    MAX_COUNT,
+    MAX_NODES,
+    MAX_TREE_DEPTH,
+    OPTIONAL_SECONDS,
+    SEED,
+    AnyOf,
+    Bool,
+    CallableParam,
+    Choice,
+    Custom,
+    Float,
+    Int,
+    Text,
+    check_params,
+    check_seed,
+)
 from agents.tbw.evaluation import Decomposition, DefaultEvaluation, decomposition_of
 from agents.tbw.search import Budget, TurnPlanAgent, plan_turn
+from tbw_envs.contract import short_repr
 
 WIN = 1e12  # a finished game, far above any evaluation (DefaultEvaluation's win is 1e6)
 FORBIDDEN = 1e15  # the shaping penalty of an Hp outcome an earlier child already took
@@ -80,35 +98,49 @@ DEFAULT_RECIPES = ("best", "advance:3", "other", "advance:1", "advance:10", "oth
 DEFAULT_REPLY_RECIPES = ("best", "other", "advance:3", "other")
 
 
+MAX_RECIPES = 1000
+
+
 def _parse_recipe(text: str) -> tuple[str, float]:
     kind, _, arg = text.partition(":")
     if kind in ("best", "other"):
         if arg:
-            raise ValueError(f"recipe {text!r}: {kind!r} takes no argument")
+            raise ValueError(f"recipe {short_repr(text)}: {kind!r} takes no argument")
         return kind, 0.0
     if kind in ("advance", "retreat", "noise"):
         try:
             weight = float(arg)
         except ValueError:
-            raise ValueError(f"recipe {text!r}: expected {kind}:<positive number>") from None
+            raise ValueError(f"recipe {short_repr(text)}: expected {kind}:<positive number>"
+                             ) from None
         if not (weight > 0 and math.isfinite(weight)):
-            raise ValueError(f"recipe {text!r}: the weight must be a positive finite number")
+            raise ValueError(f"recipe {short_repr(text)}: the weight must be a positive finite "
+                             "number")
         return kind, weight
     raise ValueError(
-        f"unknown recipe {text!r}; recipes are best, other, advance:W, retreat:W, noise:S"
+        f"unknown recipe {short_repr(text)}; recipes are best, other, advance:W, retreat:W, "
+        "noise:S"
     )
 
 
 def parse_recipes(recipes, what: str = "recipes") -> tuple[tuple[str, float], ...]:
-    """A recipe list from a sequence of strings or one string joined by ``+`` (registry specs
-    cannot hold commas inside a value): ``"best+other+advance:3"``."""
+    """A recipe list from a sequence of strings or one string joined by ``+`` (a registry spec
+    may quote a value, but ``+`` needs no quotes): ``"best+other+advance:3"``. At most
+    ``MAX_RECIPES`` recipes."""
+    shown = short_repr(recipes)
     if isinstance(recipes, str):
         recipes = [r for r in recipes.split("+") if r]
     if not isinstance(recipes, Sequence) or not recipes:
-        raise ValueError(f"{what} must be a non-empty list of recipes, got {recipes!r}")
-    parsed = tuple(_parse_recipe(str(r).strip()) for r in recipes)
+        raise ValueError(f"{what} must be a non-empty list of recipes, got {shown}")
+    if len(recipes) > MAX_RECIPES:
+        raise ValueError(f"{what}: at most {MAX_RECIPES} recipes, got {len(recipes)}")
+    for r in recipes:
+        if not isinstance(r, str):
+            raise TypeError(f"{what}: each recipe is a string such as 'advance:3', got "
+                            f"{type(r).__name__} {short_repr(r)}")
+    parsed = tuple(_parse_recipe(r.strip()) for r in recipes)
     if parsed[0][0] != "best":
-        raise ValueError(f"{what} must start with 'best' (the fallback plan), got {recipes!r}")
+        raise ValueError(f"{what} must start with 'best' (the fallback plan), got {shown}")
     return parsed
 
 
@@ -545,8 +577,30 @@ class TBWTreeAgent(TurnPlanAgent):
     ``tolerance``: see ``_choose``; ``reuse``: keep last turn's nodes. The search is
     deterministic except through the clock and ``noise:S`` recipes, which ``seed`` drives.
     ``history`` holds every ``TreeResult`` of the game (depth reached, solves, seconds, whether
-    the root's single-turn solve finished).
+    the root's single-turn solve finished). Limits (``agents.params``, checked when the agent is
+    built): ``seconds`` finite and at most 3600, ``depth`` at most ``MAX_TREE_DEPTH`` (100: the
+    search recurses once per turn), ``solve_nodes`` at most ``MAX_NODES``.
     """
+
+    PARAMS = {
+        "seconds": OPTIONAL_SECONDS,  # finite, > 0, at most MAX_SECONDS
+        "solves": Int(low=1, high=MAX_COUNT, optional=True),
+        "depth": Int(low=1, high=MAX_TREE_DEPTH),  # the search recurses once per turn
+        "width": Int(low=1, high=MAX_COUNT),
+        "inner_width": Int(low=1, high=MAX_COUNT),
+        "replies": Int(low=1, high=MAX_COUNT),
+        "recipes": Custom(func=parse_recipes, what="recipes joined by '+' (best+other+...)"),
+        "reply_recipes": Custom(func=lambda r: parse_recipes(r, "reply_recipes"),
+                                what="recipes joined by '+' (best+other+...)"),
+        "solve_nodes": AnyOf(kinds=(Choice(names=("auto",)), Int(low=1, high=MAX_NODES)),
+                             what=f"'auto', None or an integer in [1, {MAX_NODES}]",
+                             optional=True),
+        "tolerance": Float(low=0.0),
+        "reuse": Bool(),
+        "evaluate": CallableParam(),
+        "seed": SEED,
+        "name": Text(optional=True, spec=False),
+    }
 
     def __init__(self, seconds: float | None = 1.0, solves: int | None = None,
                  depth: int = 9, width: int = 8, inner_width: int = 3, replies: int = 1,
@@ -554,47 +608,36 @@ class TBWTreeAgent(TurnPlanAgent):
                  solve_nodes: int | str | None = "auto", tolerance: float = 0.0,
                  reuse: bool | int = True, evaluate=None, seed: int | None = None,
                  name: str | None = None):
-        if seconds is not None:
-            if isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.number)):
-                raise TypeError(f"seconds must be a number or None, got {seconds!r}")
-            if not (seconds > 0 and math.isfinite(seconds)):
-                raise ValueError(f"seconds must be a positive finite number, got {seconds!r}")
-            seconds = float(seconds)
-        _check_int("solves", solves, minimum=1, optional=True)
-        if seconds is None and solves is None:
-            raise ValueError("give a budget: seconds, solves or both")
-        _check_int("depth", depth, minimum=1)
-        _check_int("width", width, minimum=1)
-        _check_int("inner_width", inner_width, minimum=1)
-        _check_int("replies", replies, minimum=1)
-        _solve_nodes(solve_nodes, seconds)  # fail early on a malformed cap
-        if evaluate is not None and not callable(evaluate):
-            raise TypeError(f"evaluate must be callable, got {evaluate!r}")
-        self.recipes = parse_recipes(recipes)
-        self.reply_recipes = parse_recipes(reply_recipes, "reply_recipes")
-        self.seconds = seconds
-        self.solves = solves
-        self.depth = depth
-        self.width = width
-        self.inner_width = inner_width
-        self.replies = replies
-        self.solve_nodes = solve_nodes
-        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float, np.number)) \
-                or not (tolerance >= 0 and math.isfinite(tolerance)):
-            raise ValueError(f"tolerance must be a non-negative number, got {tolerance!r}")
-        self.tolerance = float(tolerance)
-        if reuse not in (True, False, 0, 1) or isinstance(reuse, float):
-            raise ValueError(f"reuse must be a bool (or 0/1 in a spec), got {reuse!r}")
-        self.reuse = bool(reuse)
+        who = "TBWTreeAgent"
+        checked = check_params(
+            self.PARAMS, who, seconds=seconds, solves=solves, depth=depth, width=width,
+            inner_width=inner_width, replies=replies, recipes=recipes,
+            reply_recipes=reply_recipes, solve_nodes=solve_nodes, tolerance=tolerance,
+            reuse=reuse, evaluate=evaluate, seed=seed, name=name,
+        )
+        if checked["seconds"] is None and checked["solves"] is None:
+            raise ValueError(f"{who}: give a budget: seconds, solves or both")
+        self.recipes = checked["recipes"]
+        self.reply_recipes = checked["reply_recipes"]
+        self.seconds = checked["seconds"]
+        self.solves = checked["solves"]
+        self.depth = checked["depth"]
+        self.width = checked["width"]
+        self.inner_width = checked["inner_width"]
+        self.replies = checked["replies"]
+        self.solve_nodes = checked["solve_nodes"]
+        self.tolerance = checked["tolerance"]
+        self.reuse = checked["reuse"]
         self.evaluate = evaluate
         self.name = name or "tbw_tree"
-        self.seed = seed
-        self._rng = random.Random(seed)
+        self.seed = checked["seed"]
+        self._rng = random.Random(self.seed)
         self.history: list[TreeResult] = []
         self._nodes: dict | None = None
         self._forget_plan()
 
     def reset(self, seed: int | None = None) -> None:
+        seed = check_seed(seed, "TBWTreeAgent.reset")
         if seed is not None:
             self.seed = seed
         self._rng = random.Random(self.seed)
