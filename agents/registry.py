@@ -335,6 +335,9 @@ def make_agent(spec: str, seed: int | None = None, game: str | None = None):
     _check_name(spec, name, game)
     kwargs = _cast(spec, name, texts, agent_params(name, game))
     factory = GAME_FACTORIES.get(game or "", {}).get(name, AGENT_FACTORIES[name])
+    if name == "ppo" and game is not None:
+        # A policy file says which game it plays; refuse the other game's now, not at a move.
+        kwargs["game"] = game
     try:
         agent = factory(seed=seed, **kwargs)
     except ParameterTypeError as exc:

@@ -55,6 +55,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.params import MAX_THREADS
+
 GAMES = ("tbw", "junqi")
 # The attribute train_ppo.py sets on the model before saving; SB3 stores every plain attribute
 # in model.zip, so checkpoints and the final model both say what they were trained on
@@ -729,8 +731,11 @@ class PPOAgent:
             raise ValueError("PPOAgent needs exactly one of path= (a policy.npz) or policy=")
         if path is not None and not isinstance(path, (str, os.PathLike)):
             raise ValueError(f"PPOAgent: path must be a file path, got {path!r:.80}")
-        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
-            raise ValueError(f"PPOAgent: threads must be an int >= 0, got {threads!r}")
+        if (not isinstance(threads, int) or isinstance(threads, bool)
+                or not 0 <= threads <= MAX_THREADS):
+            raise ValueError(
+                f"PPOAgent: threads must be an int in [0, {MAX_THREADS}], got {threads!r:.80}"
+            )
         if game is not None and game not in GAMES:
             raise ValueError(f"PPOAgent: game must be one of {list(GAMES)}, got {game!r:.80}")
         if scenario is not None and game not in (None, "tbw"):

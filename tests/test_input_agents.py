@@ -294,7 +294,8 @@ def test_the_ppo_factory_forwards_path_as_a_string_and_other_arguments(monkeypat
     monkeypatch.setattr(agents.sb3, "PPOAgent", Recorder)
     agent = make_agent('ppo:path="runs/a,b/007",threads=256,deterministic=true',
                        seed=np.int64(4), game="junqi")
-    assert calls == [{"path": "runs/a,b/007", "threads": 256, "deterministic": True, "seed": 4}]
+    assert calls == [{"path": "runs/a,b/007", "threads": 256, "deterministic": True, "seed": 4,
+                      "game": "junqi"}]
     assert type(calls[0]["path"]) is str and type(calls[0]["seed"]) is int
     assert agent.name == 'ppo:path="runs/a,b/007",threads=256,deterministic=true'
 
