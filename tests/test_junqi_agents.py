@@ -452,7 +452,9 @@ def test_search_budgets_are_respected(cls):
     started = time.perf_counter()
     agent.act(view)
     elapsed = time.perf_counter() - started
-    assert elapsed <= 0.15 * 1.2
+    # Not a timing benchmark: a search that ignored its budget would run its default iterations
+    # (seconds of work); the slack is for a machine shared with other jobs.
+    assert elapsed <= 0.15 + 1.0
     assert agent.last_stats["iterations"] > 1
 
 
