@@ -188,7 +188,7 @@ def check_total_games(entries: int, games_per_pairing: int) -> tuple[int, int]:
 
 
 def build_entrants(game: str, entries: Sequence[Any], labels: Sequence[str],
-                   pickled: bool) -> None:
+                   pickled: bool, variant: str | None = None) -> None:
     """Build every entrant once, here and now, so a bad spec (unknown agent, an agent that does
     not play ``game``, bad options, a model file that does not load) or a failing factory is
     reported before any game; with ``pickled`` (worker processes, Ray) a factory must pickle."""
@@ -203,7 +203,7 @@ def build_entrants(game: str, entries: Sequence[Any], labels: Sequence[str],
                     f"it at module level, or use workers=1): {type(exc).__name__}: "
                     f"{short_repr(str(exc))}") from None
         try:
-            agent = build_agent(entry, 0, game)
+            agent = build_agent(entry, 0, game, variant)
         except Exception as exc:
             raise ArenaInputError(f"{who}: {exc}" if isinstance(exc, ValueError) else
                                   f"{who}: cannot be built: {type(exc).__name__}: {exc}"
@@ -482,13 +482,14 @@ def entrant_spec(entry: Any) -> str:
     return f"{module}:{getattr(entry, '__qualname__', repr(entry))}"
 
 
-def build_agent(entry: Any, seed: int, game: str) -> Any:
-    """An agent from a registry spec string, or from a picklable factory called as
+def build_agent(entry: Any, seed: int, game: str, variant: str | None = None) -> Any:
+    """An agent from a registry spec string (told the game and its scenario or rule set, so a
+    learned model for another board is refused), or from a picklable factory called as
     ``factory(seed)`` (a class defined at module level will do)."""
     if isinstance(entry, str):
         from agents.registry import make_agent
 
-        return make_agent(entry, seed=seed, game=game)
+        return make_agent(entry, seed=seed, game=game, variant=variant)
     return entry(seed)
 
 
@@ -840,7 +841,7 @@ def play_task(task: GameTask, max_plies: int = 100_000) -> ArenaGame:
 def _play_task(task: GameTask, max_plies: int) -> ArenaGame:
     agents = []
     for seat in (0, 1):
-        agent = build_agent(task.entries[seat], task.agent_seeds[seat], task.game)
+        agent = build_agent(task.entries[seat], task.agent_seeds[seat], task.game, task.variant)
         agent.reset(task.agent_seeds[seat])
         agents.append(agent)
     layouts_text = sources = None
@@ -902,7 +903,7 @@ def warm_up(game: str, variant: str, entries: Sequence[Any]) -> None:
     # A failure here is ignored: the real game reports it with the game's context.
     for entry in dict.fromkeys(entries):
         with contextlib.suppress(Exception):
-            agent = build_agent(entry, 0, game)
+            agent = build_agent(entry, 0, game, variant)
             agent.reset(0)
             if game == "tbw":
                 state = start_position("tbw", variant)
@@ -1635,7 +1636,8 @@ def check_round_robin(game: Any, specs: Any, games_per_pairing: Any, seed: Any =
     entries, labels, pairings = entrants(entries)
     if build:
         build_entrants(game, entries, labels,
-                       pickled=ray_address is not None or workers != 1 and total > 1)
+                       pickled=ray_address is not None or workers != 1 and total > 1,
+                       variant=variant)
     return {"game": game, "entries": entries, "labels": labels, "pairings": pairings,
             "games_per_pairing": games_per_pairing, "total": total, "seed": seed,
             "workers": workers, "variant": variant, "progress": progress,

@@ -72,6 +72,14 @@ def _ppo(**kw):
     # agents.sb3 imports torch only when a model loads, so the registry stays torch-free.
     from agents.sb3 import PPOAgent
 
+    if kw.pop("pretrained", False):
+        from agents.pretrained import pretrained_path
+
+        if "path" in kw:
+            raise ValueError("give ppo:pretrained or ppo:path=..., not both")
+        kw["path"] = str(pretrained_path(kw.get("game")))
+    elif "path" not in kw:
+        raise ValueError("ppo needs path=<policy.npz> or pretrained (the shipped policy)")
     return PPOAgent(**kw)
 
 
@@ -160,7 +168,8 @@ def _ppo_params() -> dict[str, Param]:
     # that ``path`` stays a string and ``threads`` has a cap (torch.set_num_threads(100000)
     # runs out of memory at the first move).
     return {
-        "path": PathText(required=True),
+        "path": PathText(),
+        "pretrained": Bool(),
         "deterministic": Bool(),
         "threads": Int(low=0, high=MAX_THREADS),
         "seed": SEED,
@@ -225,6 +234,12 @@ def _split_spec(spec) -> tuple[str, dict[str, str]]:
             j += 1
         key = body[i:j].strip()
         if j == n or body[j] == ",":
+            if name == "ppo" and key == "pretrained":  # "ppo:pretrained": the shipped policy
+                if key in items:
+                    raise _spec_error(spec, f"{short_repr(key)} is given twice")
+                items[key] = "true"
+                i = j + 1
+                continue
             if key:  # a lone word: "greedy:fast"
                 raise _spec_error(spec, f"expected key=value, got {short_repr(key)}")
             i = j + 1  # an empty item ("a=1,,b=2", a trailing comma)
@@ -325,19 +340,23 @@ def _bounded(text: str) -> str:
     return text[: _MAX_MESSAGE_CHARS - 3] + "..."
 
 
-def make_agent(spec: str, seed: int | None = None, game: str | None = None):
+def make_agent(spec: str, seed: int | None = None, game: str | None = None,
+               variant: str | None = None):
     """Build an agent from a spec string (syntax in the module docstring). Unknown names list
     the known ones, with ``game`` an agent that cannot play that game is refused, and every
     parameter is checked here, before the agent plays. ``seed``: None or a non-negative
-    integer of any integer type."""
+    integer of any integer type. ``variant``: the TBW scenario or Junqi rule set about to be
+    played, so a learned policy for another board is refused now (the arena passes it)."""
     name, texts = _split_spec(spec)
     seed = check_seed(seed, f"make_agent({short_repr(spec)})")
     _check_name(spec, name, game)
     kwargs = _cast(spec, name, texts, agent_params(name, game))
     factory = GAME_FACTORIES.get(game or "", {}).get(name, AGENT_FACTORIES[name])
     if name == "ppo" and game is not None:
-        # A policy file says which game it plays; refuse the other game's now, not at a move.
+        # A policy file says which game (and board) it plays; refuse another now, not at a move.
         kwargs["game"] = game
+        if game == "tbw" and variant is not None:
+            kwargs["scenario"] = variant
     try:
         agent = factory(seed=seed, **kwargs)
     except ParameterTypeError as exc:

@@ -45,14 +45,17 @@ from agents.arena import (  # noqa: E402
 from agents.arena import replay_record as replay_final_state  # noqa: E402
 from tbw_envs.contract import short_repr  # noqa: E402
 
-DEFAULT_TBW_AGENTS = ["exact", "greedy", "random"]
-DEFAULT_TBW_GAMES = 100
-# The Junqi agents of the no-argument run: the paper's search with the Q-learned weights and enough
-# iterations to beat the evaluation's one-ply choice (docs/results.md), that greedy choice with the
-# paper's weights, and the random floor. DEFAULT_JUNQI_GAMES keeps the whole no-argument run under
-# 5 minutes on 2 cores.
-DEFAULT_JUNQI_AGENTS = ["ucbmcts:iterations=400,weights=tuned", "greedy", "random"]
-DEFAULT_JUNQI_GAMES = 20
+# The no-argument run (the README's main job): in each game the shipped learned agent against
+# the search agents at iteration budgets (so the same command plays the same games on any
+# machine), the greedy baseline and the random floor; about two minutes on 2 cores for both
+# games (README). TBW games start from random opening plies, since the TBW start is fixed and
+# most of these agents are deterministic; Junqi games already start from random layouts.
+DEFAULT_TBW_AGENTS = ["ppo:pretrained", "exact", "greedy", "random"]
+DEFAULT_TBW_GAMES = 30
+DEFAULT_JUNQI_AGENTS = ["ppo:pretrained", "ucbmcts:iterations=50,weights=tuned",
+                        "greedy:weights=tuned", "random"]
+DEFAULT_JUNQI_GAMES = 12
+DEFAULT_OPENING_PLIES = {"tbw": 10, "junqi": 0}
 
 
 def whole_number(text: str, minimum: int, maximum: int | None = None) -> int:
@@ -120,12 +123,13 @@ def build_parser() -> argparse.ArgumentParser:
                              f"{MAX_GAMES:,} games in all pairings together")
     parser.add_argument("--seed", type=seed_value, default=0,
                         help="base seed of every game, 0 to 2**63 - 1")
-    parser.add_argument("--opening-plies", type=non_negative_int, default=0, metavar="N",
+    parser.add_argument("--opening-plies", type=non_negative_int, default=None, metavar="N",
                         help="start every game with N random plies, the same for both games "
                              "of a pair (TBW: deterministic agents on a fixed scenario "
                              "otherwise replay one game per seating); at most a quarter of the "
                              "longest game (duel_5v5_8x8: 100, ccgc: 500), and the opening "
-                             "stops before a ply that would end the game")
+                             "stops before a ply that would end the game (default: 10 for TBW, "
+                             "0 for Junqi, whose layouts are random)")
     parser.add_argument("--workers", type=workers_count, default=None,
                         help="processes playing games (default: all cores); 1 plays in this "
                              "process; with --ray, games in flight at once (default: all the "
@@ -211,10 +215,12 @@ def plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[dict
         variant = args.scenario if game == "tbw" else args.rules
         specs = args.agents or (DEFAULT_TBW_AGENTS if game == "tbw" else DEFAULT_JUNQI_AGENTS)
         count = args.games or (DEFAULT_TBW_GAMES if game == "tbw" else DEFAULT_JUNQI_GAMES)
+        opening = (DEFAULT_OPENING_PLIES[game] if args.opening_plies is None
+                   else args.opening_plies)
         try:
             checked = check_round_robin(
                 game, list(specs), count, seed=args.seed, workers=args.workers,
-                variant=variant, opening_plies=args.opening_plies, ray_address=args.ray)
+                variant=variant, opening_plies=opening, ray_address=args.ray)
             if args.out is None:
                 out = fresh_default_out(game, stamp)
             else:
@@ -225,7 +231,7 @@ def plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[dict
         except ValueError as exc:  # the scenario or rule set (its loader names the problem)
             parser.error(f"{game}: {exc}")
         runs.append({"game": game, "variant": checked["variant"], "specs": list(specs),
-                     "games": count, "out": out})
+                     "games": count, "out": out, "opening_plies": opening})
     return runs
 
 
@@ -242,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"(paired games)")
         result = run_round_robin(run["game"], run["specs"], run["games"], seed=args.seed,
                                  workers=args.workers, variant=run["variant"], progress=True,
-                                 opening_plies=args.opening_plies, ray_address=args.ray)
+                                 opening_plies=run["opening_plies"], ray_address=args.ray)
         print()
         print(result.tables())
         paths = result.write(run["out"], command=command, overwrite=args.overwrite)

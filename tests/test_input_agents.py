@@ -160,9 +160,11 @@ def test_unknown_games_are_named():
 
 
 def test_a_required_parameter_is_checked_without_loading_anything():
-    # The ppo spec needs path=: the spec layer says so before agents.sb3 is asked to load.
-    _raises(lambda: parse_agent_spec("ppo:threads=2", game="tbw"), ValueError, "ppo needs path=")
-    _raises(lambda: parse_agent_spec("ppo"), ValueError, "ppo needs path=")
+    # The ppo spec needs path= or pretrained: said before agents.sb3 is asked to load.
+    _raises(lambda: make_agent("ppo:threads=2", game="tbw"), ValueError, "ppo needs path=")
+    _raises(lambda: make_agent("ppo"), ValueError, "ppo needs path=")
+    _raises(lambda: make_agent("ppo:pretrained,path=x.npz", game="tbw"), ValueError, "not both")
+    _raises(lambda: make_agent("ppo:pretrained,pretrained", game="tbw"), ValueError, "twice")
 
 
 def test_an_agents_own_long_error_comes_back_cut(monkeypatch):
@@ -346,7 +348,7 @@ def test_every_declared_spec_parameter_is_a_constructor_parameter():
             cls = classes.get((name, game), classes.get(name))
             declared = set(agent_params(name, game))
             if cls is None:  # ppo: declared by the registry (agents/sb3.py checks its own)
-                assert declared == {"path", "deterministic", "threads"}
+                assert declared == {"path", "pretrained", "deterministic", "threads"}
                 continue
             accepted = set(inspect.signature(cls).parameters)
             assert declared - {"weights"} <= accepted, (name, game)

@@ -125,9 +125,9 @@ def test_every_agent_is_built_once_before_the_first_game(monkeypatch, no_games):
     built = []
     real = arena.build_agent
 
-    def spy(entry, seed, game):
+    def spy(entry, seed, game, variant=None):
         built.append(entry)
-        return real(entry, seed, game)
+        return real(entry, seed, game, variant)
 
     monkeypatch.setattr(arena, "build_agent", spy)
     with pytest.raises(ArenaInputError, match="agent #3"):
