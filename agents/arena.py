@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from tbw_envs.contract import is_integer, short_repr
+from tbw_envs.contract import is_integer, kind_of, short_repr
 
 GAMES = ("tbw", "junqi")
 # /2 adds the base seed, the seating, the requested opening length and the digests ("digests",
@@ -82,17 +82,13 @@ class ArenaTypeError(ArenaInputError, TypeError):
     every arena input error, a ValueError."""
 
 
-def _kind(value: Any) -> str:
-    return "bool" if isinstance(value, (bool, np.bool_)) else type(value).__name__
-
-
 def check_int(value: Any, name: str, minimum: int = 0, maximum: int | None = None) -> int:
     """``value`` as a plain int in ``[minimum, maximum]``: a Python or numpy integer, never a
     bool or a float (``games=True`` or ``games=2.0`` is refused, not read as 1 or 2)."""
     what = {0: "a non-negative integer", 1: "a positive integer"}.get(
         minimum, f"an integer >= {minimum}")
     if not is_integer(value):
-        raise ArenaTypeError(f"{name} must be {what}, got {_kind(value)} {short_repr(value)}")
+        raise ArenaTypeError(f"{name} must be {what}, got {kind_of(value)} {short_repr(value)}")
     value = int(value)
     if value < minimum:
         raise ArenaInputError(f"{name} must be {what}, got {short_repr(value)}")
@@ -103,7 +99,7 @@ def check_int(value: Any, name: str, minimum: int = 0, maximum: int | None = Non
 
 def check_flag(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
-        raise ArenaTypeError(f"{name} must be True or False, got {_kind(value)} "
+        raise ArenaTypeError(f"{name} must be True or False, got {kind_of(value)} "
                              f"{short_repr(value)}")
     return bool(value)
 
@@ -117,7 +113,7 @@ def check_variant(game: str, variant: Any) -> str:
         variant = os.fspath(variant)
     if not isinstance(variant, str):
         raise ArenaTypeError(f"variant ({game} {what}) must be a name or a path, got "
-                             f"{_kind(variant)} {short_repr(variant)}")
+                             f"{kind_of(variant)} {short_repr(variant)}")
     if not variant.strip():
         raise ArenaInputError(f"variant ({game} {what}) must not be empty, got "
                               f"{short_repr(variant)}")
@@ -129,7 +125,7 @@ def check_specs(specs: Any) -> list[Any]:
     callables (a bare string would otherwise be read as one agent per character)."""
     if isinstance(specs, (str, bytes)) or not isinstance(specs, Sequence):
         raise ArenaTypeError(f"specs must be a list of agent specs (strings) or factories, got "
-                             f"{_kind(specs)} {short_repr(specs)}")
+                             f"{kind_of(specs)} {short_repr(specs)}")
     entries = list(specs)
     if not entries:
         raise ArenaInputError("at least one agent is needed, got an empty list")
@@ -139,7 +135,7 @@ def check_specs(specs: Any) -> list[Any]:
                 raise ArenaInputError(f"agent #{index + 1}: an empty spec {short_repr(entry)}")
         elif not callable(entry):
             raise ArenaTypeError(f"agent #{index + 1} must be a spec string or a factory(seed) "
-                                 f"callable, got {_kind(entry)} {short_repr(entry)}")
+                                 f"callable, got {kind_of(entry)} {short_repr(entry)}")
     return entries
 
 
@@ -210,7 +206,7 @@ def build_entrants(game: str, entries: Sequence[Any], labels: Sequence[str],
                                   ) from None
         for method in ("act", "reset"):
             if not callable(getattr(agent, method, None)):
-                raise ArenaTypeError(f"{who}: the agent it builds ({_kind(agent)}) has no "
+                raise ArenaTypeError(f"{who}: the agent it builds ({kind_of(agent)}) has no "
                                      f"{method}() method")
 
 
@@ -340,10 +336,10 @@ def play_game(new_state: Callable[[int], Any], agents: Sequence[Any], seed: int,
     """One game: ``agents[i]`` plays player ``i``."""
     if not callable(new_state):
         raise ArenaTypeError(f"new_state must be a callable new_state(seed), got "
-                             f"{_kind(new_state)} {short_repr(new_state)}")
+                             f"{kind_of(new_state)} {short_repr(new_state)}")
     if isinstance(agents, (str, bytes)) or not isinstance(agents, Sequence) or len(agents) != 2:
         raise ArenaInputError(f"agents must be a pair of agents (player 0, player 1), got "
-                              f"{_kind(agents)} {short_repr(agents)}")
+                              f"{kind_of(agents)} {short_repr(agents)}")
     seed = check_int(seed, "seed", 0, MAX_SEED)
     max_plies = check_int(max_plies, "max_plies", 1)
     state = new_state(seed)
@@ -413,12 +409,12 @@ def run_match(new_state: Callable[[int], Any], agent_a: Any, agent_b: Any, games
     argument is checked before the first game (``games`` at most ``MAX_GAMES``)."""
     if not callable(new_state):
         raise ArenaTypeError(f"new_state must be a callable new_state(seed), got "
-                             f"{_kind(new_state)} {short_repr(new_state)}")
+                             f"{kind_of(new_state)} {short_repr(new_state)}")
     for which, agent in (("agent_a", agent_a), ("agent_b", agent_b)):
         for method in ("act", "reset"):
             if not callable(getattr(agent, method, None)):
                 raise ArenaTypeError(f"{which} must be an agent with act() and reset(), got "
-                                     f"{_kind(agent)} {short_repr(agent)}")
+                                     f"{kind_of(agent)} {short_repr(agent)}")
         if not isinstance(getattr(agent, "name", None), str):
             raise ArenaTypeError(f"{which} must have a string name, got "
                                  f"{short_repr(getattr(agent, 'name', None))}")
@@ -1522,7 +1518,7 @@ def check_out_dir(out_dir: Any, overwrite: bool = False, what: str = "out") -> P
     if isinstance(out_dir, os.PathLike):
         out_dir = os.fspath(out_dir)
     if not isinstance(out_dir, str):
-        raise ArenaTypeError(f"{what} must be a folder path, got {_kind(out_dir)} "
+        raise ArenaTypeError(f"{what} must be a folder path, got {kind_of(out_dir)} "
                              f"{short_repr(out_dir)}")
     if not out_dir.strip():
         raise ArenaInputError(f"{what}: an empty path {short_repr(out_dir)}; name a folder "
@@ -1622,7 +1618,7 @@ def check_round_robin(game: Any, specs: Any, games_per_pairing: Any, seed: Any =
     if ray_address is not None:
         if not isinstance(ray_address, str):
             raise ArenaTypeError(f"ray_address must be a string or None, got "
-                                 f"{_kind(ray_address)} {short_repr(ray_address)}")
+                                 f"{kind_of(ray_address)} {short_repr(ray_address)}")
         check_ray_address(ray_address)
     if workers is not None:
         workers = check_int(workers, "workers", 1, MAX_WORKERS)

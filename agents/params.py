@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from tbw_envs.contract import is_integer, is_real_number, short_repr
+from tbw_envs.contract import is_integer, is_real_number, kind_of, short_repr
 
 __all__ = [
     "MAX_COUNT", "MAX_ITERATIONS", "MAX_NODES", "MAX_PATH_CHARS", "MAX_POPULATION",
@@ -88,10 +88,6 @@ class ParameterTypeError(TypeError, ValueError):
 
 class _Unparsable(Exception):
     """Spec text that is not of a parameter's kind (``AnyOf`` then tries the next kind)."""
-
-
-def _kind(value) -> str:
-    return "bool" if isinstance(value, (bool, np.bool_)) else type(value).__name__
 
 
 def _shown(value) -> str:
@@ -146,7 +142,7 @@ class Param:
     def _type_error(self, value, name: str, agent: str) -> ParameterTypeError:
         none = " or None" if self.optional else ""
         return ParameterTypeError(
-            f"{agent}: {name} must be {self.describe()}{none}, got {_kind(value)} "
+            f"{agent}: {name} must be {self.describe()}{none}, got {kind_of(value)} "
             f"{short_repr(value)}"
         )
 
@@ -339,7 +335,7 @@ class Seed(Param):
             return None
         if not is_integer(value):
             raise ParameterTypeError(f"{agent}: {name} must be {self.describe()}, got "
-                                     f"{_kind(value)} {short_repr(value)}")
+                                     f"{kind_of(value)} {short_repr(value)}")
         if value < 0:
             raise ValueError(f"{agent}: {name} must be >= 0, got {_shown(value)}")
         return int(value)
@@ -427,7 +423,7 @@ class AnyOf(Param):
                     raise exc from None
         none = " or None" if self.optional and "None" not in self.describe() else ""
         raise ParameterTypeError(f"{agent}: {name} must be {self.describe()}{none}, got "
-                                 f"{_kind(value)} {short_repr(value)}")
+                                 f"{kind_of(value)} {short_repr(value)}")
 
     def parse(self, text, name, agent):
         for kind in self.kinds:

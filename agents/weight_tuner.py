@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from agents.linear_q import LinearQ
-from tbw_envs.contract import is_integer, is_real_number, short_list, short_repr
+from tbw_envs.contract import is_integer, is_real_number, kind_of, short_list, short_repr
 from tbw_envs.yaml_loader import ConfigError, read_text
 
 __all__ = [
@@ -63,15 +63,11 @@ class CheckpointError(ConfigError):
         self.field = field_name
 
 
-def _kind(value) -> str:
-    return "bool" if isinstance(value, bool) else type(value).__name__
-
-
 def check_int(name: str, value, low: int, high: int, what: str = "a non-negative integer"):
     """``value`` as a plain int in ``[low, high]`` (never a bool, a float or a string)."""
     if not is_integer(value) or not low <= value <= high:
         raise TuningConfigError(name, f"{name} must be {what} in [{low}, {high}], got "
-                                      f"{_kind(value)} {short_repr(value)}")
+                                      f"{kind_of(value)} {short_repr(value)}")
     return int(value)
 
 
@@ -92,7 +88,7 @@ def check_real(name: str, value, low: float, high: float, *, open_low: bool = Fa
         interval = f"({low:g}, {high:g}]" if open_low else f"[{low:g}, {high:g}]"
         rule = "lie in" if what is None else f"be {what} in"
         raise TuningConfigError(name, f"{name} must {rule} {interval}, got "
-                                      f"{_kind(value)} {short_repr(value)}")
+                                      f"{kind_of(value)} {short_repr(value)}")
     return number
 
 
@@ -100,7 +96,7 @@ def check_text(name: str, value, max_chars: int = MAX_SPEC_CHARS) -> str:
     """A non-empty string of at most ``max_chars`` characters."""
     if not isinstance(value, str) or not value.strip() or len(value) > max_chars:
         raise TuningConfigError(name, f"{name} must be a non-empty string of at most "
-                                      f"{max_chars} characters, got {_kind(value)} "
+                                      f"{max_chars} characters, got {kind_of(value)} "
                                       f"{short_repr(value)}")
     return value
 
@@ -109,7 +105,7 @@ def check_names(name: str, value, empty: str) -> tuple[str, ...]:
     """A non-empty list or tuple of non-empty strings, as a tuple; ``empty`` is the message
     for an empty one. A bare string is refused (it would split into its letters)."""
     if not isinstance(value, (list, tuple)):
-        raise TuningConfigError(name, f"{name} must be a list of strings, got {_kind(value)} "
+        raise TuningConfigError(name, f"{name} must be a list of strings, got {kind_of(value)} "
                                       f"{short_repr(value)}")
     if not value:
         raise TuningConfigError(name, empty)
@@ -227,7 +223,7 @@ class WeightTuner:
             raise CheckpointError(f"{source}: {message}", field_name) from None
 
         if not isinstance(data, dict):
-            fail(f"the top level must be a JSON object, got {_kind(data)} {short_repr(data)}")
+            fail(f"the top level must be a JSON object, got {kind_of(data)} {short_repr(data)}")
         expected = {"format", "config", "episode", "learner", "history"}
         if set(data) - expected:
             fail(f"unknown field(s) {short_list(set(data) - expected)}; a checkpoint has "
@@ -239,7 +235,7 @@ class WeightTuner:
                  f"{short_repr(data['format'])}, expected {cls.CHECKPOINT_FORMAT!r})")
         config_fields = data["config"]
         if not isinstance(config_fields, dict):
-            fail(f"config must be a JSON object, got {_kind(config_fields)} "
+            fail(f"config must be a JSON object, got {kind_of(config_fields)} "
                  f"{short_repr(config_fields)}")
         known = {f.name for f in fields(cls.CONFIG_CLASS)}
         if set(config_fields) - known:
@@ -251,7 +247,7 @@ class WeightTuner:
         episode = data["episode"]
         if not is_integer(episode) or not 0 <= episode <= config.episodes:
             fail(f"episode must be an integer in [0, {config.episodes}] (the run's episodes), "
-                 f"got {_kind(episode)} {short_repr(episode)}")
+                 f"got {kind_of(episode)} {short_repr(episode)}")
         episode = int(episode)
         if episodes is not None:
             if is_integer(episodes) and episodes < episode:
@@ -342,14 +338,14 @@ def _check_history(history, episode: int, names: tuple[str, ...], fail) -> Tunin
     td_errors = history["td_errors"]
     if not isinstance(td_errors, list) or len(td_errors) != episode:
         fail(f"history.td_errors must be a list of {episode} numbers (one per episode "
-             f"played), got {_kind(td_errors)} {short_repr(td_errors)}")
+             f"played), got {kind_of(td_errors)} {short_repr(td_errors)}")
     for index, value in enumerate(td_errors):
         if not _finite(value) or value < 0:
             fail(f"history.td_errors[{index}] must be a finite number >= 0 (a mean absolute "
-                 f"TD error), got {_kind(value)} {short_repr(value)}")
+                 f"TD error), got {kind_of(value)} {short_repr(value)}")
     evaluations = history["evaluations"]
     if not isinstance(evaluations, list):
-        fail(f"history.evaluations must be a list, got {_kind(evaluations)} "
+        fail(f"history.evaluations must be a list, got {kind_of(evaluations)} "
              f"{short_repr(evaluations)}")
     for index, point in enumerate(evaluations):
         where = f"history.evaluations[{index}]"
@@ -359,7 +355,7 @@ def _check_history(history, episode: int, names: tuple[str, ...], fail) -> Tunin
                  f"optionally 'scenarios'), got {short_repr(point)}")
         at = point["episode"]
         if not is_integer(at) or not 0 <= at <= episode:
-            fail(f"{where}.episode must be an integer in [0, {episode}], got {_kind(at)} "
+            fail(f"{where}.episode must be an integer in [0, {episode}], got {kind_of(at)} "
                  f"{short_repr(at)}")
         scores = [("score", point["score"])]
         scenarios = point.get("scenarios", {})
@@ -368,7 +364,7 @@ def _check_history(history, episode: int, names: tuple[str, ...], fail) -> Tunin
         scores += [(f"scenarios[{name!r}]", value) for name, value in scenarios.items()]
         for name, value in scores:
             if not _finite(value) or not 0.0 <= value <= 1.0:
-                fail(f"{where}.{name} must be a score in [0, 1], got {_kind(value)} "
+                fail(f"{where}.{name} must be a score in [0, 1], got {kind_of(value)} "
                      f"{short_repr(value)}")
         weights = point["weights"]
         if not isinstance(weights, dict) or set(weights) != set(names):
@@ -376,6 +372,6 @@ def _check_history(history, episode: int, names: tuple[str, ...], fail) -> Tunin
                  f"{short_repr(weights)}")
         for name, value in weights.items():
             if not _finite(value):
-                fail(f"{where}.weights.{name} must be a finite number, got {_kind(value)} "
+                fail(f"{where}.weights.{name} must be a finite number, got {kind_of(value)} "
                      f"{short_repr(value)}")
     return TuningHistory(evaluations=evaluations, td_errors=td_errors)

@@ -78,6 +78,11 @@ def is_integer(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def kind_of(value) -> str:
+    """The type name an error message shows: ``bool`` for numpy bools too."""
+    return "bool" if isinstance(value, (bool, np.bool_)) else type(value).__name__
+
+
 def is_real_number(value) -> bool:
     """A Python or numpy real number (int or float), never a bool."""
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(

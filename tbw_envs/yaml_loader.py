@@ -20,6 +20,7 @@ schema: ``tbw_envs.tbw.scenario`` and ``tbw_envs.junqi.rules``.
 from __future__ import annotations
 
 import io
+import math
 from pathlib import Path
 from typing import Any
 
@@ -206,3 +207,19 @@ def load_yaml(
     source = str(path) if source is None else source
     text = read_text(path, error=error, max_bytes=max_bytes, source=source)
     return parse_yaml(text, source, error=error, max_depth=max_depth)
+
+
+def number_text_hint(value) -> str:
+    """A hint for text that Python reads as a number but YAML 1.1 does not: ``1.0e6`` (YAML
+    wants the exponent's sign, ``1.0e+6``), ``1e+6`` (and a dot), a quoted ``'2'``; empty for
+    anything else."""
+    if not isinstance(value, str) or len(value) > 100:
+        return ""
+    try:
+        number = float(value)
+    except ValueError:
+        return ""
+    if not math.isfinite(number):
+        return ""
+    spelled = yaml.safe_dump(number).splitlines()[0]
+    return f" (YAML reads it as text; write the number as {spelled})"

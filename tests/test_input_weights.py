@@ -37,7 +37,8 @@ from tbw_envs.configs_path import configs_dir
 from tbw_envs.contract import short_repr
 from tbw_envs.yaml_loader import ConfigError
 
-SHIPPED = sorted((configs_dir() / "agents").glob("*.yaml"))
+SHIPPED = sorted((configs_dir() / "agents").glob("*_eval_*.yaml"))
+SHIPPED_FILES = sorted(p for p in (configs_dir() / "agents").rglob("*") if p.is_file())
 TBW_OK = {"material": 1, "kills": 5, "victory": 1.0e6, "leader_threat": -2, "exposure": -2,
           "distance": -0.1}  # fmt: skip
 
@@ -47,7 +48,8 @@ def shipped_configs_unchanged():
     """Every shipped configs/agents file keeps its bytes, and no file is added there."""
     before = {p: p.read_bytes() for p in SHIPPED}
     yield
-    assert sorted((configs_dir() / "agents").glob("*")) == SHIPPED
+    assert sorted(p for p in (configs_dir() / "agents").rglob("*") if p.is_file()) == (
+        SHIPPED_FILES)
     for path, data in before.items():
         assert path.read_bytes() == data, f"{path} changed"
 

@@ -54,7 +54,14 @@ import numpy as np
 import yaml
 
 from tbw_envs.configs_path import configs_dir
-from tbw_envs.contract import check_text, is_integer, is_real_number, short_list, short_repr
+from tbw_envs.contract import (
+    check_text,
+    is_integer,
+    is_real_number,
+    kind_of,
+    short_list,
+    short_repr,
+)
 from tbw_envs.junqi.board import HEADQUARTERS, NUM_POSTS, board_graph
 from tbw_envs.junqi.pieces import (
     ARMY_COUNTS,
@@ -66,7 +73,7 @@ from tbw_envs.junqi.pieces import (
     PIECE_NAMES,
     combat_table,
 )
-from tbw_envs.yaml_loader import ConfigError, is_file, load_yaml
+from tbw_envs.yaml_loader import ConfigError, is_file, load_yaml, number_text_hint
 
 FEATURE_NAMES = (
     "attack_gain", "exposure", "protection", "flag_defence", "progress", "no_collision",
@@ -257,30 +264,11 @@ def _config_from_dict(data, source: str) -> EvalConfig:
     )
 
 
-def _exponent_hint(value) -> str:
-    """A hint for text that Python reads as a number but YAML 1.1 does not: ``1.0e6`` (YAML
-    wants the exponent's sign, ``1.0e+6``), ``1e+6`` (and a dot), a quoted ``'2'``."""
-    if not isinstance(value, str) or len(value) > 100:
-        return ""
-    try:
-        number = float(value)
-    except ValueError:
-        return ""
-    if not math.isfinite(number):
-        return ""
-    spelled = yaml.safe_dump(number).splitlines()[0]
-    return f" (YAML reads it as text; write the number as {spelled})"
-
-
-def _kind(value) -> str:
-    return "bool" if isinstance(value, (bool, np.bool_)) else type(value).__name__
-
-
 def _number(value, field: str, source: str, low: float, high: float) -> float:
     """``value`` as a float: a real number (no bool, no string), finite, in ``[low, high]``."""
     if not is_real_number(value):
-        raise ConfigError(f"{source}: {field} must be a number, got {_kind(value)} "
-                          f"{short_repr(value)}{_exponent_hint(value)}")
+        raise ConfigError(f"{source}: {field} must be a number, got {kind_of(value)} "
+                          f"{short_repr(value)}{number_text_hint(value)}")
     out_of_range = ConfigError(f"{source}: {field} must lie in [{low:g}, {high:g}], got "
                                f"{short_repr(value)}")
     if is_integer(value) and not low <= value <= high:  # before float(): it overflows
@@ -297,7 +285,7 @@ def _integer(value, field: str, source: str, low: int, high: int) -> int:
     """``value`` as an int in ``[low, high]``: an integer (no bool, no float, not even 4.0)."""
     if not is_integer(value) or not low <= value <= high:
         raise ConfigError(f"{source}: {field} must be an integer in [{low}, {high}], got "
-                          f"{_kind(value)} {short_repr(value)}")
+                          f"{kind_of(value)} {short_repr(value)}")
     return int(value)
 
 

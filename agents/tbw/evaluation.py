@@ -63,7 +63,7 @@ import yaml
 
 from tbw_envs.configs_path import configs_dir
 from tbw_envs.contract import check_text, is_integer, is_real_number, short_list, short_repr
-from tbw_envs.yaml_loader import ConfigError, is_file, load_yaml
+from tbw_envs.yaml_loader import ConfigError, is_file, load_yaml, number_text_hint
 
 FEATURE_NAMES = ("material", "kills", "victory", "leader_threat", "exposure", "distance")
 NUM_FEATURES = len(FEATURE_NAMES)
@@ -322,27 +322,12 @@ def _weight_vector(weights, source: str) -> tuple[float, ...]:
     return tuple(_weight(name, value, source) for name, value in raw)
 
 
-def _exponent_hint(value) -> str:
-    """A hint for text that Python reads as a number but YAML 1.1 does not: ``1.0e6`` (YAML
-    wants the exponent's sign, ``1.0e+6``), ``1e+6`` (and a dot), a quoted ``'2'``."""
-    if not isinstance(value, str) or len(value) > 100:
-        return ""
-    try:
-        number = float(value)
-    except ValueError:
-        return ""
-    if not math.isfinite(number):
-        return ""
-    spelled = yaml.safe_dump(number).splitlines()[0]
-    return f" (YAML reads it as text; write the number as {spelled})"
-
-
 def _weight(name: str, value, source: str) -> float:
     """One weight as a float: a real number, finite, ``|value| <= MAX_WEIGHT``."""
     if not is_real_number(value):
         kind = "bool" if isinstance(value, (bool, np.bool_)) else type(value).__name__
         raise ValueError(f"{source}: weight {name!r} must be a number, got {kind} "
-                         f"{short_repr(value)}{_exponent_hint(value)}")
+                         f"{short_repr(value)}{number_text_hint(value)}")
     out_of_range = ValueError(f"{source}: weight {name!r} must lie in [-{MAX_WEIGHT:g}, "
                               f"{MAX_WEIGHT:g}], got {short_repr(value)}")
     if is_integer(value) and abs(value) > MAX_WEIGHT:  # before float(): it overflows past 1e308
