@@ -58,8 +58,7 @@ CURVE_COLUMNS = [
     "sample_steps_per_second",
 ]
 RAY_MISSING = ('ray[rllib] is not installed; it needs its own environment: pip install -c '
-               'constraints.txt torch==2.13.0 && pip install -c constraints.txt -e ".[rllib]" '
-               '(docs/integrations.md, "RLlib")')
+               'constraints.txt -e ".[rllib]" (docs/integrations.md, "RLlib")')
 
 
 # ====================================================================== environment
@@ -641,31 +640,64 @@ def _write_progress(path: Path, rows: list[dict[str, Any]]) -> None:
 # ====================================================================== command line
 
 
-def _int_at_least(low: int):
+# Caps on what scales with input (the input contract): env runners are processes and envs per
+# runner are game copies, so a typo like 100000 would start that many workers.
+MAX_ENV_RUNNERS = 64
+MAX_ENVS_PER_RUNNER = 256
+MAX_COUNT = 10**9
+
+
+def _int_at_least(low: int, high: int = MAX_COUNT):
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:80]!r}"
+                                             ) from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be in [{low}, {high}], got {value}")
         return value
 
     return parse
 
 
+def _real_in(low: float, high: float, low_open: bool = False):
+    """A finite decimal number in ``[low, high]`` (``(low, high]`` with ``low_open``)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text[:80]!r}") from None
+        below = value <= low if low_open else value < low
+        if not math.isfinite(value) or below or value > high:
+            interval = f"{'(' if low_open else '['}{low:g}, {high:g}]"
+            raise argparse.ArgumentTypeError(f"must be a finite number in {interval}, got "
+                                             f"{text[:80]}")
+        return value
+
+    return parse
+
+
+def _non_empty(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=["tbw", "junqi"], default="tbw")
-    parser.add_argument("--scenario", default=None,
+    parser.add_argument("--scenario", type=_non_empty, default=None,
                         help="TBW: bundled scenario name or YAML path (default duel_5v5_8x8)")
-    parser.add_argument("--rules", default=None,
+    parser.add_argument("--rules", type=_non_empty, default=None,
                         help="Junqi: rule set name or YAML path (default ccgc)")
     parser.add_argument("--iterations", type=_int_at_least(1), default=10)
-    parser.add_argument("--num-env-runners", type=_int_at_least(0), default=0, metavar="K",
+    parser.add_argument("--num-env-runners", type=_int_at_least(0, MAX_ENV_RUNNERS), default=0,
+                        metavar="K",
                         help="Ray actors that step environments (0: sample in this process); "
                              "on a cluster they spread over the nodes")
-    parser.add_argument("--num-envs-per-env-runner", type=_int_at_least(1), default=4,
+    parser.add_argument("--num-envs-per-env-runner", type=_int_at_least(1, MAX_ENVS_PER_RUNNER),
+                        default=4,
                         help="envs each env runner (or the driver, with K=0) steps, one "
                              "batched forward pass for all (default 4: about 4x the sampling "
                              "rate of 1, docs/benchmarks.md)")
@@ -688,14 +720,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--train-batch-size", type=_int_at_least(1), default=2000)
     parser.add_argument("--minibatch-size", type=_int_at_least(1), default=256)
     parser.add_argument("--num-epochs", type=_int_at_least(1), default=4)
-    parser.add_argument("--lr", type=float, default=3e-4)
-    parser.add_argument("--gamma", type=float, default=0.99)
-    parser.add_argument("--entropy-coeff", type=float, default=0.01)
-    parser.add_argument("--hidden", type=_int_at_least(1), nargs="+", default=[256, 256])
-    parser.add_argument("--threads", type=_int_at_least(1), default=1,
+    parser.add_argument("--lr", type=_real_in(0.0, 1.0, low_open=True), default=3e-4)
+    parser.add_argument("--gamma", type=_real_in(0.0, 1.0), default=0.99)
+    parser.add_argument("--entropy-coeff", type=_real_in(0.0, 1.0), default=0.01)
+    parser.add_argument("--hidden", type=_int_at_least(1, 65536), nargs="+", default=[256, 256])
+    parser.add_argument("--threads", type=_int_at_least(1, 256), default=1,
                         help="torch threads per process (default 1)")
-    parser.add_argument("--seed", type=_int_at_least(0), default=0)
-    parser.add_argument("--out", default=None,
+    parser.add_argument("--seed", type=_int_at_least(0, 2**31 - 1), default=0)
+    parser.add_argument("--out", type=_non_empty, default=None,
                         help="output folder (default runs/rllib-<game>-<YYYYmmdd-HHMMSS>/)")
     return parser
 
@@ -708,6 +740,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--rules is for --game junqi; TBW takes --scenario")
     if args.game == "junqi" and args.scenario is not None:
         parser.error("--scenario is for --game tbw; Junqi takes --rules")
+    if args.minibatch_size > args.train_batch_size:
+        parser.error(f"--minibatch-size {args.minibatch_size} is larger than --train-batch-size "
+                     f"{args.train_batch_size}")
+    if args.out is not None and Path(args.out).exists() and (
+            not Path(args.out).is_dir() or any(Path(args.out).iterdir())):
+        parser.error(f"--out {args.out!r:.200} exists and is not an empty folder; give a new one")
     variant = (args.scenario if args.game == "tbw" else args.rules) or default_variant(args.game)
     try:
         check_game(args.game, variant)
