@@ -654,8 +654,10 @@ def _int_at_least(low: int, high: int = MAX_COUNT):
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:80]!r}"
                                              ) from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be in [{low}, {high}], got {value}")
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high:,}, got {value:,}")
         return value
 
     return parse
