@@ -8,6 +8,7 @@ see ``agents.tbw.evaluation``). A name may mean a different agent in each game: 
 the TBW script in TBW and the evaluation's one-ply choice in Junqi.
 
 Syntax. Items are separated by commas; spaces around keys and unquoted values are dropped. A
+lone word sets a true/false parameter: ``ppo:pretrained`` is ``ppo:pretrained=true``. A
 value that holds a comma (or starts with a quote, or must keep its outer spaces) is quoted with
 double or single quotes, and a quote of the same kind inside it is doubled, as in CSV:
 ``ppo:path="runs/a,b/model.zip"``, ``ppo:path='it''s/model.zip'``. (In a shell, quote the
@@ -213,7 +214,7 @@ def _spec_error(spec: str, problem: str) -> ValueError:
     return ValueError(f"agent spec {short_repr(spec)}: {problem}")
 
 
-def _split_spec(spec) -> tuple[str, dict[str, str]]:
+def _split_spec(spec) -> tuple[str, dict[str, str | None]]:
     """``(name, {key: value text})`` of a spec: the syntax only, no types (module docstring)."""
     if not isinstance(spec, str):
         raise ParameterTypeError(f"agent spec must be a string such as 'greedy' or "
@@ -226,7 +227,7 @@ def _split_spec(spec) -> tuple[str, dict[str, str]]:
     name = name.strip()
     if not name:
         raise _spec_error(spec, "no agent name before ':'")
-    items: dict[str, str] = {}
+    items: dict[str, str | None] = {}
     i, n = 0, len(body)
     while i < n:
         j = i
@@ -234,14 +235,12 @@ def _split_spec(spec) -> tuple[str, dict[str, str]]:
             j += 1
         key = body[i:j].strip()
         if j == n or body[j] == ",":
-            if name == "ppo" and key == "pretrained":  # "ppo:pretrained": the shipped policy
+            if key:  # a lone word: a flag ("ppo:pretrained"), if _cast finds a Bool of that name
                 if key in items:
                     raise _spec_error(spec, f"{short_repr(key)} is given twice")
-                items[key] = "true"
-                i = j + 1
-                continue
-            if key:  # a lone word: "greedy:fast"
-                raise _spec_error(spec, f"expected key=value, got {short_repr(key)}")
+                items[key] = None
+            i = j + 1  # (or an empty item: "a=1,,b=2", a trailing comma)
+            continue
             i = j + 1  # an empty item ("a=1,,b=2", a trailing comma)
             continue
         if not key:
@@ -296,16 +295,24 @@ def _check_name(spec: str, name: str, game: str | None) -> None:
                              f"{playable}")
 
 
-def _cast(spec: str, name: str, texts: dict[str, str], params: Mapping[str, Param]) -> dict:
-    """The spec's values cast by their declared types, checked."""
+def _cast(spec: str, name: str, texts: dict[str, str | None],
+          params: Mapping[str, Param]) -> dict:
+    """The spec's values cast by their declared types, checked; a lone word (value None) sets a
+    declared bool flag."""
     kwargs: dict[str, Any] = {}
     for key, text in texts.items():
         param = params.get(key)
+        if param is None and text is None:
+            raise _spec_error(spec, f"expected key=value, got {short_repr(key)}")
         if param is None:
             known = ", ".join(sorted(params)) or "no parameters"
             why = f" ({_NOT_IN_SPECS[key]})" if key in _NOT_IN_SPECS else ""
             raise _spec_error(spec, f"unknown parameter {short_repr(key)} for {name}{why}; "
                                     f"{name} takes: {known}")
+        if text is None:  # a lone word
+            if not isinstance(param, Bool):
+                raise _spec_error(spec, f"expected key=value, got {short_repr(key)}")
+            text = "true"
         try:
             kwargs[key] = param.parse(text, key, name)
         except ParameterTypeError as exc:

@@ -1,5 +1,5 @@
 """The TBW PettingZoo env and the single-agent Gymnasium wrapper, against the libraries'
-own checkers and our conventions (DESIGN section 2)."""
+own checkers and our conventions (README, "Environment")."""
 
 from __future__ import annotations
 

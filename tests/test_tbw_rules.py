@@ -1,4 +1,4 @@
-"""Rules of the TBW game core (DESIGN section 3), on all three board topologies.
+"""Rules of the TBW game core, on all three board topologies.
 
 Expected values are worked out by hand (or, for the randomised cross-check at the end, by an
 independent reference implementation written here from the rules text), never by the code under
@@ -1153,7 +1153,7 @@ def test_encode_action_destination_off_board(dest):
 
 # =============================================================================== cross-check
 # An independent reference: neighbours from the brief's rules, Dijkstra over terrain costs,
-# hop distances by BFS, the DESIGN action formula. Compared to legal_actions() on random
+# hop distances by BFS, the action formula of tbw_envs.tbw.state. Compared to legal_actions() on random
 # scenarios and random play.
 
 REF_COSTS = {  # char -> {move class: cost or None}

@@ -4,7 +4,7 @@ One action is one unit's whole action (move, then attack or not); a side's turn 
 of such actions, one per living unit at most, in the order the player chooses, until every unit
 has acted or the player plays END_TURN.
 
-Action encoding (DESIGN section 3), with N = scenario.units_per_side and T = rows * cols:
+Action encoding, with N = scenario.units_per_side and T = rows * cols:
 ``action = (slot * T + tile) * (N + 1) + k`` where ``slot`` is the acting side's unit slot,
 ``tile`` the destination and ``k`` the enemy slot attacked (``k == N``: no attack);
 END_TURN is the last action, ``N * T * (N + 1)``.
