@@ -11,6 +11,7 @@ is what docs/results.md measured (with the command, seed, steps and wall time th
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,8 @@ def manifest() -> dict[str, dict[str, Any]]:
         if not isinstance(entry, dict) or set(entry) != MANIFEST_KEYS:
             raise ConfigError(f"{path}: {game}: expected exactly the keys {sorted(MANIFEST_KEYS)}")
         name = entry["file"]
-        if not isinstance(name, str) or "/" in name.replace("pretrained/", "", 1) or ".." in name:
+        if not isinstance(name, str) or not re.fullmatch(r"pretrained/[\w.-]+\.npz", name) \
+                or ".." in name:
             raise ConfigError(f"{path}: {game}.file must be a file in configs/agents/pretrained/, "
                               f"got {short_repr(name)}")
     return data
