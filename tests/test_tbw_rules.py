@@ -1153,8 +1153,8 @@ def test_encode_action_destination_off_board(dest):
 
 # =============================================================================== cross-check
 # An independent reference: neighbours from the brief's rules, Dijkstra over terrain costs,
-# hop distances by BFS, the action formula of tbw_envs.tbw.state. Compared to legal_actions() on random
-# scenarios and random play.
+# hop distances by BFS, the action formula of tbw_envs.tbw.state. Compared to legal_actions()
+# on random scenarios and random play.
 
 REF_COSTS = {  # char -> {move class: cost or None}
     ".": {"foot": 1, "cavalry": 1}, "F": {"foot": 2, "cavalry": 2},
