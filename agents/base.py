@@ -5,12 +5,12 @@ An agent is handed a *view*: what its player may know of the game, as the game c
 Junqi it hides the opponent's identities. Every view offers ``current_player`` and
 ``legal_actions()``; search agents clone or determinize it, learned agents encode it.
 
-Parameters. An agent class declares its parameters once, ``PARAMS = {name: agents.params.Param}``
-(an integer in a range, a finite number, a bool, a choice of names, a path, a seed), and checks
-its constructor's arguments against them (``agents.params.check_params``), so a bad value fails
-when the agent is built, never at its first move. The registry reads the same declarations to
-cast a spec's text (``agents.registry``). A seed, in the constructor and in ``reset``, is None or
-a non-negative integer of any integer type (``agents.params.check_seed``).
+Parameters. An agent class declares its parameters once, ``PARAMS = {name: Param}``
+(``agents.common.params``: an integer in a range, a finite number, a bool, a choice of names, a
+path, a seed), and checks its constructor's arguments against them (``check_params``), so a bad
+value fails when the agent is built, never at its first move. The registry reads the same
+declarations to cast a spec's text (``agents.registry``). A seed, in the constructor and in
+``reset``, is None or a non-negative integer of any integer type (``check_seed``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from agents.params import SEED, check_seed
+from agents.common.params import SEED, check_seed
 
 
 class RandomAgent:

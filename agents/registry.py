@@ -28,9 +28,10 @@ characters.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from agents.params import (
+from agents.common.params import (
     MAX_THREADS,
     SEED,
     Bool,
@@ -41,41 +42,59 @@ from agents.params import (
     Text,
     check_seed,
 )
-from tbw_envs.contract import short_repr
+from agents.junqi import GreedyEvalAgent, ISMCTSAgent, MCTSAgent, UCBMCTSAgent
+from agents.learning.agent import PPOAgent
+from agents.learning.pretrained import pretrained_path
+from agents.random_agent import RandomAgent
+from agents.tbw.evaluation import load_evaluation
+from agents.tbw.greedy import GreedyAgent
+from agents.tbw.oep import OEPAgent
+from agents.tbw.search import TBWSearchAgent
+from agents.tbw.tree import TBWTreeAgent
+from tbw_envs.core.contract import short_repr
+from tbw_envs.games import GAMES as ALL_GAMES
+from tbw_envs.games import game_names, get_game
 
 MAX_SPEC_CHARS = 8192
-GAMES = ("tbw", "junqi")
+GAMES = game_names()
 _MAX_MESSAGE_CHARS = 500
 
 
-def _random(**kw):
-    from agents.random_agent import RandomAgent
-
-    return RandomAgent(**kw)
-
-
-def _greedy(**kw):
-    from agents.tbw.greedy import GreedyAgent
-
-    return GreedyAgent(**kw)
+# ---------------------------------------------------------------------------- factories
+def _with_weights(kw: dict, who: str) -> dict:
+    """``weights=tuned`` (or a path): the TBW evaluation from configs/agents/tbw_eval_*.yaml."""
+    if "weights" in kw:
+        if "evaluate" in kw:
+            raise ValueError(f"give the {who} weights= or evaluate=, not both")
+        kw["evaluate"] = load_evaluation(kw.pop("weights"))
+    return kw
 
 
-def _junqi(class_name: str) -> Callable[..., Any]:
-    def factory(**kw):
-        import agents.junqi as junqi
+def _tbw_search(algorithm: str | None = None) -> Callable[..., Any]:
+    def build(**kw):
+        kw.pop("seed", None)
+        if algorithm is not None:
+            kw["algorithm"] = algorithm
+        return TBWSearchAgent(**_with_weights(kw, "search agent"))
 
-        return getattr(junqi, class_name)(**kw)
-
-    return factory
+    return build
 
 
-def _ppo(**kw):
-    # agents.sb3 imports torch only when a model loads, so the registry stays torch-free.
-    from agents.sb3 import PPOAgent
+def _oep(**kw):
+    return OEPAgent(**_with_weights(kw, "OEP agent"))
 
+
+def _tree(**kw):
+    return TBWTreeAgent(**_with_weights(kw, "tree agent"))
+
+
+def _ppo(game: str | None = None, variant: str | None = None, **kw):
+    if game is not None:
+        # A policy file says which game (and board) it plays; refuse another now, not at a move.
+        kw["game"] = game
+        if variant is not None and get_game(game).variant_flag == "scenario":
+            kw["scenario"] = variant
     if kw.pop("pretrained", False):
-        from agents.pretrained import pretrained_path
-
         if "path" in kw:
             raise ValueError("give ppo:pretrained or ppo:path=..., not both")
         kw["path"] = str(pretrained_path(kw.get("game")))
@@ -84,88 +103,19 @@ def _ppo(**kw):
     return PPOAgent(**kw)
 
 
-def _search(**kw):
-    from agents.tbw.search import TBWSearchAgent
-
-    kw.pop("seed", None)
-    return TBWSearchAgent(**_with_weights(kw, "search agent"))
-
-
-def _with_weights(kw: dict, who: str) -> dict:
-    """``weights=tuned`` (or a path): the TBW evaluation from configs/agents/tbw_eval_*.yaml."""
-    if "weights" in kw:
-        from agents.tbw.evaluation import load_evaluation
-
-        if "evaluate" in kw:
-            raise ValueError(f"give the {who} weights= or evaluate=, not both")
-        kw["evaluate"] = load_evaluation(kw.pop("weights"))
-    return kw
-
-
-def _oep(**kw):
-    from agents.tbw.oep import OEPAgent
-
-    return OEPAgent(**_with_weights(kw, "OEP agent"))
-
-
-def _tree(**kw):
-    from agents.tbw.tree import TBWTreeAgent
-
-    return TBWTreeAgent(**_with_weights(kw, "tree agent"))
-
-
-AGENT_FACTORIES: dict[str, Callable[..., Any]] = {
-    "random": _random,
-    "greedy": _greedy,
-    "mcts": _junqi("MCTSAgent"),
-    "ucbmcts": _junqi("UCBMCTSAgent"),
-    "ismcts": _junqi("ISMCTSAgent"),
-    "search": _search,
-    # Short names for the single-turn searches of the TBW paper and ours.
-    "exact": lambda **kw: _search(algorithm="exact", **kw),
-    "alg5": lambda **kw: _search(algorithm="alg5", **kw),
-    "alg2": lambda **kw: _search(algorithm="alg2", **kw),
-    # A MaskablePPO model from scripts/train_ppo.py: ppo:path=runs/ppo-tbw-.../model.zip
-    "ppo": _ppo,
-    # Online Evolutionary Planning: oep:seconds=1 (anytime) or oep:generations=50 (reproducible)
-    "oep": _oep,
-    # Search across turns on whole-turn plans: tree:seconds=1 (anytime) or tree:solves=200
-    "tree": _tree,
-}
-# Per game, the factories whose name means another agent there than in AGENT_FACTORIES.
-GAME_FACTORIES: dict[str, dict[str, Callable[..., Any]]] = {
-    "junqi": {"greedy": _junqi("GreedyEvalAgent")},
-}
-# Which games an agent can play.
-AGENT_GAMES: dict[str, tuple[str, ...]] = {
-    "random": ("tbw", "junqi"), "greedy": ("tbw", "junqi"), "search": ("tbw",),
-    "exact": ("tbw",), "alg5": ("tbw",), "alg2": ("tbw",),
-    "mcts": ("junqi",), "ucbmcts": ("junqi",), "ismcts": ("junqi",),
-    "ppo": ("tbw", "junqi"),
-    "oep": ("tbw",),
-    "tree": ("tbw",),
-}
-
 # ---------------------------------------------------------------------------- parameters
-# What a spec may set for each agent: the agent class's own declarations (``PARAMS``), read
-# when needed, plus what the registry itself turns into arguments (TBW ``weights=``).
+# What a spec may set for each agent: the agent class's own declarations (``PARAMS``) plus what
+# the registry itself turns into arguments (TBW ``weights=``).
 _TBW_WEIGHTS = {"weights": Text(max_chars=4096)}
 
 
-def _class_params(module: str, class_name: str, drop: tuple[str, ...] = (),
-                  extra: Mapping[str, Param] | None = None) -> Callable[[], dict[str, Param]]:
-    def params() -> dict[str, Param]:
-        import importlib
-
-        cls = getattr(importlib.import_module(module), class_name)
-        declared = {k: p for k, p in cls.PARAMS.items() if k not in drop}
-        return {**declared, **(extra or {})}
-
-    return params
+def _declared(cls: type, drop: tuple[str, ...] = (),
+              extra: Mapping[str, Param] | None = None) -> dict[str, Param]:
+    return {**{k: p for k, p in cls.PARAMS.items() if k not in drop}, **(extra or {})}
 
 
 def _ppo_params() -> dict[str, Param]:
-    # agents.sb3 checks its own arguments; the spec layer declares the ones a spec may set, so
+    # PPOAgent checks its own arguments; the spec layer declares the ones a spec may set, so
     # that ``path`` stays a string and ``threads`` has a cap (torch.set_num_threads(100000)
     # runs out of memory at the first move).
     return {
@@ -177,23 +127,61 @@ def _ppo_params() -> dict[str, Param]:
     }
 
 
-AGENT_PARAMS: dict[str, Callable[[], dict[str, Param]]] = {
-    "random": _class_params("agents.random_agent", "RandomAgent"),
-    "greedy": _class_params("agents.tbw.greedy", "GreedyAgent"),
-    "mcts": _class_params("agents.junqi.mcts", "MCTSAgent"),
-    "ucbmcts": _class_params("agents.junqi.mcts", "UCBMCTSAgent"),
-    "ismcts": _class_params("agents.junqi.mcts", "ISMCTSAgent"),
-    "search": _class_params("agents.tbw.search", "TBWSearchAgent", extra=_TBW_WEIGHTS),
-    "exact": _class_params("agents.tbw.search", "TBWSearchAgent", ("algorithm",), _TBW_WEIGHTS),
-    "alg5": _class_params("agents.tbw.search", "TBWSearchAgent", ("algorithm",), _TBW_WEIGHTS),
-    "alg2": _class_params("agents.tbw.search", "TBWSearchAgent", ("algorithm",), _TBW_WEIGHTS),
-    "ppo": _ppo_params,
-    "oep": _class_params("agents.tbw.oep", "OEPAgent", extra=_TBW_WEIGHTS),
-    "tree": _class_params("agents.tbw.tree", "TBWTreeAgent", extra=_TBW_WEIGHTS),
+@dataclass(frozen=True)
+class AgentEntry:
+    """How to build one agent from a spec: ``build(seed=..., **spec values)``, and what a spec
+    may set (``params()``). ``takes_game``: ``build`` is also told the game and variant."""
+
+    build: Callable[..., Any]
+    params: Callable[[], dict[str, Param]]
+    takes_game: bool = False
+
+
+_TBW_SEARCH_PARAMS = _declared(TBWSearchAgent, ("algorithm",), _TBW_WEIGHTS)
+_JUNQI = {"mcts": MCTSAgent, "ucbmcts": UCBMCTSAgent, "ismcts": ISMCTSAgent}
+
+# The one table of agents: name -> entry, or per game (``{game: entry}``) where a name means a
+# different agent in each game (``greedy`` is the TBW script in TBW and the evaluation's one-ply
+# choice in Junqi). Which games an agent plays is each game's description (``Game.agents``).
+AGENTS: dict[str, AgentEntry | dict[str, AgentEntry]] = {
+    "random": AgentEntry(RandomAgent, lambda: _declared(RandomAgent)),
+    "greedy": {
+        "tbw": AgentEntry(GreedyAgent, lambda: _declared(GreedyAgent)),
+        "junqi": AgentEntry(GreedyEvalAgent, lambda: _declared(GreedyEvalAgent)),
+    },
+    **{name: AgentEntry(cls, lambda cls=cls: _declared(cls)) for name, cls in _JUNQI.items()},
+    "search": AgentEntry(_tbw_search(), lambda: _declared(TBWSearchAgent, extra=_TBW_WEIGHTS)),
+    # Short names for the single-turn searches of the TBW paper and ours.
+    **{name: AgentEntry(_tbw_search(name), lambda: _TBW_SEARCH_PARAMS)
+       for name in ("exact", "alg5", "alg2")},
+    # A learned policy: ppo:pretrained (the shipped one) or ppo:path=runs/.../policy.npz
+    "ppo": AgentEntry(_ppo, _ppo_params, takes_game=True),
+    # Online Evolutionary Planning: oep:seconds=1 (anytime) or oep:generations=50 (reproducible)
+    "oep": AgentEntry(_oep, lambda: _declared(OEPAgent, extra=_TBW_WEIGHTS)),
+    # Search across turns on whole-turn plans: tree:seconds=1 (anytime) or tree:solves=200
+    "tree": AgentEntry(_tree, lambda: _declared(TBWTreeAgent, extra=_TBW_WEIGHTS)),
 }
-GAME_PARAMS: dict[str, dict[str, Callable[[], dict[str, Param]]]] = {
-    "junqi": {"greedy": _class_params("agents.junqi.greedy", "GreedyEvalAgent")},
-}
+
+
+def agent_games(name: str) -> tuple[str, ...]:
+    """The games agent ``name`` plays (from each game's description)."""
+    return tuple(game.name for game in ALL_GAMES.values() if name in game.agents)
+
+
+def agent_entry(name: str, game: str | None = None) -> AgentEntry:
+    """The entry of agent ``name`` in ``game`` (None: the game it plays first)."""
+    entry = AGENTS[name]
+    if isinstance(entry, AgentEntry):
+        return entry
+    return entry[game if game is not None else agent_games(name)[0]]
+
+
+# Which games each agent plays; read-only views of the table above for older code.
+AGENT_GAMES: dict[str, tuple[str, ...]] = {name: agent_games(name) for name in AGENTS}
+AGENT_FACTORIES: dict[str, Callable[..., Any]] = {
+    name: agent_entry(name).build for name in AGENTS}
+
+
 # Keys a spec may not set, with the reason.
 _NOT_IN_SPECS = {
     "seed": "the seed is make_agent's seed= argument, which the arena sets for every game",
@@ -205,8 +193,7 @@ _NOT_IN_SPECS = {
 def agent_params(name: str, game: str | None = None) -> dict[str, Param]:
     """The parameters a spec may set for agent ``name`` in ``game`` (None: the agent
     ``make_agent`` builds without a game), by parameter name."""
-    source = GAME_PARAMS.get(game or "", {}).get(name, AGENT_PARAMS[name])
-    return {k: p for k, p in source().items() if p.spec}
+    return {k: p for k, p in agent_entry(name, game).params().items() if p.spec}
 
 
 # ---------------------------------------------------------------------------- spec syntax
@@ -240,8 +227,6 @@ def _split_spec(spec) -> tuple[str, dict[str, str | None]]:
                     raise _spec_error(spec, f"{short_repr(key)} is given twice")
                 items[key] = None
             i = j + 1  # (or an empty item: "a=1,,b=2", a trailing comma)
-            continue
-            i = j + 1  # an empty item ("a=1,,b=2", a trailing comma)
             continue
         if not key:
             raise _spec_error(spec, f"expected key=value, got a value without a key at "
@@ -283,14 +268,14 @@ def _split_spec(spec) -> tuple[str, dict[str, str | None]]:
 
 
 def _check_name(spec: str, name: str, game: str | None) -> None:
-    if name not in AGENT_FACTORIES:
+    if name not in AGENTS:
         raise _spec_error(spec, f"unknown agent {short_repr(name)}; known agents: "
-                                f"{sorted(AGENT_FACTORIES)}")
+                                f"{sorted(AGENTS)}")
     if game is not None:
         if game not in GAMES:
             raise ValueError(f"unknown game {short_repr(game)}; games are {list(GAMES)}")
-        if game not in AGENT_GAMES[name]:
-            playable = sorted(n for n, games in AGENT_GAMES.items() if game in games)
+        if name not in ALL_GAMES[game].agents:
+            playable = sorted(ALL_GAMES[game].agents)
             raise ValueError(f"agent {name!r} does not play {game}; agents for {game}: "
                              f"{playable}")
 
@@ -335,7 +320,7 @@ def parse_agent_spec(spec: str, game: str | None = None) -> tuple[str, dict[str,
         params = agent_params(name, game)
     else:
         params = {}
-        for each in AGENT_GAMES[name]:
+        for each in agent_games(name):
             for key, param in agent_params(name, each).items():
                 params.setdefault(key, param)
     return name, _cast(spec, name, texts, params)
@@ -358,14 +343,11 @@ def make_agent(spec: str, seed: int | None = None, game: str | None = None,
     seed = check_seed(seed, f"make_agent({short_repr(spec)})")
     _check_name(spec, name, game)
     kwargs = _cast(spec, name, texts, agent_params(name, game))
-    factory = GAME_FACTORIES.get(game or "", {}).get(name, AGENT_FACTORIES[name])
-    if name == "ppo" and game is not None:
-        # A policy file says which game (and board) it plays; refuse another now, not at a move.
-        kwargs["game"] = game
-        if game == "tbw" and variant is not None:
-            kwargs["scenario"] = variant
+    entry = agent_entry(name, game)
+    if entry.takes_game:
+        kwargs.update(game=game, variant=variant)
     try:
-        agent = factory(seed=seed, **kwargs)
+        agent = entry.build(seed=seed, **kwargs)
     except ParameterTypeError as exc:
         raise ParameterTypeError(f"agent spec {short_repr(spec)}: {_bounded(str(exc))}") from None
     except TypeError as exc:

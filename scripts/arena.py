@@ -43,18 +43,21 @@ from agents.arena import (  # noqa: E402
     run_round_robin,
 )
 from agents.arena import replay_record as replay_final_state  # noqa: E402
-from tbw_envs.contract import short_repr  # noqa: E402
+from tbw_envs.core.contract import short_repr  # noqa: E402
+from tbw_envs.games import game_names, get_game  # noqa: E402
 
 # The no-argument run (the README's main job): in each game the shipped learned agent against
 # the search agents at iteration budgets (so the same command plays the same games on any
-# machine), the greedy baseline and the random floor; about two minutes on 2 cores for both
-# games (README). TBW games start from random opening plies, since the TBW start is fixed and
-# most of these agents are deterministic; Junqi games already start from random layouts.
+# machine), the greedy baseline and the random floor. TBW games start from random opening
+# plies, since the TBW start is fixed and most of these agents are deterministic; Junqi games
+# already start from random layouts.
 DEFAULT_TBW_AGENTS = ["ppo:pretrained", "exact", "greedy", "random"]
 DEFAULT_TBW_GAMES = 30
 DEFAULT_JUNQI_AGENTS = ["ppo:pretrained", "ucbmcts:iterations=50,weights=tuned",
                         "greedy:weights=tuned", "random"]
 DEFAULT_JUNQI_GAMES = 12
+DEFAULT_AGENTS = {"tbw": DEFAULT_TBW_AGENTS, "junqi": DEFAULT_JUNQI_AGENTS}
+DEFAULT_GAMES = {"tbw": DEFAULT_TBW_GAMES, "junqi": DEFAULT_JUNQI_GAMES}
 DEFAULT_OPENING_PLIES = {"tbw": 10, "junqi": 0}
 
 
@@ -105,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Without --game: TBW when --scenario or --agents is given, Junqi when only "
                "--rules is, both (TBW first) when none is.",
     )
-    parser.add_argument("--game", choices=["tbw", "junqi"], default=None)
+    parser.add_argument("--game", choices=list(game_names()), default=None)
     parser.add_argument("--scenario", type=non_empty, default=None,
                         help="TBW: bundled scenario name or YAML path (default duel_5v5_8x8); "
                              "an error with --game junqi")
@@ -158,14 +161,22 @@ def ray_address(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def variant_option(args: argparse.Namespace, game: str) -> str | None:
+    """What the command line gives for ``game``'s scenario or rule set (--scenario, --rules)."""
+    return getattr(args, get_game(game).variant_flag)
+
+
 def games_to_run(args: argparse.Namespace) -> list[str]:
+    """--game; else the games whose scenario or rule set is given; else with only --agents the
+    first game (TBW); else every game."""
     if args.game:
         return [args.game]
-    if args.rules is not None and args.scenario is None:
-        return ["junqi"]
-    if args.scenario is not None or args.agents is not None:
-        return ["tbw"] + (["junqi"] if args.rules is not None else [])
-    return ["tbw", "junqi"]
+    named = [game for game in game_names() if variant_option(args, game) is not None]
+    if named:
+        return named
+    if args.agents is not None:
+        return [game_names()[0]]
+    return list(game_names())
 
 
 # The messages of agents.arena name API arguments; the command line names its options.
@@ -195,12 +206,14 @@ def plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[dict
     tracebacks from a worker process, and never after a game was played): options that do
     not apply to the game, the scenario or rule set, the caps, every agent (built once) and
     every output folder. Nothing is written here."""
-    if args.game == "junqi" and args.scenario is not None:
-        parser.error("--scenario applies to TBW only; Junqi takes --rules "
-                     f"(got --game junqi --scenario {short_repr(args.scenario)})")
-    if args.game == "tbw" and args.rules is not None:
-        parser.error("--rules applies to Junqi only; TBW takes --scenario "
-                     f"(got --game tbw --rules {short_repr(args.rules)})")
+    if args.game:
+        chosen = get_game(args.game)
+        for other in (get_game(name) for name in game_names() if name != chosen.name):
+            given = variant_option(args, other.name)
+            if given is not None:
+                parser.error(f"--{other.variant_flag} applies to {other.title} only; "
+                             f"{chosen.title} takes --{chosen.variant_flag} (got --game "
+                             f"{chosen.name} --{other.variant_flag} {short_repr(given)})")
     if args.overwrite and args.out is None:
         parser.error("--overwrite needs --out (the default folder is always a new one)")
     if args.ray is not None:
@@ -212,9 +225,9 @@ def plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[dict
     stamp = time.strftime("%Y%m%d-%H%M%S")
     games = games_to_run(args)
     for game in games:
-        variant = args.scenario if game == "tbw" else args.rules
-        specs = args.agents or (DEFAULT_TBW_AGENTS if game == "tbw" else DEFAULT_JUNQI_AGENTS)
-        count = args.games or (DEFAULT_TBW_GAMES if game == "tbw" else DEFAULT_JUNQI_GAMES)
+        variant = variant_option(args, game)
+        specs = args.agents or DEFAULT_AGENTS[game]
+        count = args.games or DEFAULT_GAMES[game]
         opening = (DEFAULT_OPENING_PLIES[game] if args.opening_plies is None
                    else args.opening_plies)
         try:
@@ -256,12 +269,7 @@ def main(argv: list[str] | None = None) -> int:
             last = result.games[-1]
             print(f"\nfinal board of the last game ({last.labels[0]} as player 0, "
                   f"{last.labels[1]} as player 1; {last.end_reason}):")
-            state = replay_final_state(last.to_record())
-            if run["game"] == "tbw":
-                from tbw_envs.tbw.render import render_ansi
-            else:
-                from tbw_envs.junqi.render import render_ansi
-            print(render_ansi(state).rstrip())
+            print(replay_final_state(last.to_record()).render_text().rstrip())
         print(f"\nresults: {paths['results.json'].parent}/ "
               f"({', '.join(sorted(path.name for path in paths.values()))})")
     return 0

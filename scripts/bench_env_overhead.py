@@ -1,6 +1,6 @@
 """``env()`` and ``raw_env`` of both games beside PettingZoo's connect four, in one process.
 
-    python scripts/bench_env_overhead.py                   # 7 rounds of 0.5 s slices, ~30 s
+    python scripts/bench_env_overhead.py                   # 7 rounds of 0.5 s slices
     python scripts/bench_env_overhead.py --rounds 15 --json runs/bench_env_overhead.json
 
 Every case runs the same random-play loop (``env.last()``, then a uniformly random action among
@@ -31,8 +31,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
+import pettingzoo
+from pettingzoo.utils import wrappers
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tbw_envs import junqi_v0, tbw_v0  # noqa: E402
 
 BASELINE = "connect_four_v3 env()"
 
@@ -69,8 +73,6 @@ def run_slice(play: Iterator[None], seconds: float) -> float:
 
 def pettingzoo_stack(raw):
     """``raw`` inside PettingZoo's default AEC wrappers, as its classic envs' ``env()``."""
-    from pettingzoo.utils import wrappers
-
     env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
     env = wrappers.AssertOutOfBoundsWrapper(env)
     return wrappers.OrderEnforcingWrapper(env)
@@ -78,11 +80,10 @@ def pettingzoo_stack(raw):
 
 def make_cases(tbw_scenario: str, junqi_rules: str,
                with_pettingzoo_stack: bool = True) -> dict[str, Callable]:
-    try:
+    try:  # connect four needs pygame, which the project does not: imported only when measured
         from pettingzoo.classic import connect_four_v3
-    except ImportError as exc:  # pygame
+    except ImportError as exc:
         raise SystemExit(f"connect_four_v3 does not import ({exc}); pip install pygame") from None
-    from tbw_envs import junqi_v0, tbw_v0
 
     def tbw_raw():
         return tbw_v0.raw_env(scenario=tbw_scenario)
@@ -149,8 +150,6 @@ def machine() -> dict:
                 break
     except OSError:
         pass
-    import pettingzoo
-
     return {
         "python": platform.python_version(), "machine": platform.machine(), "cpu": cpu,
         "cores": os.cpu_count(), "numpy": np.__version__, "pettingzoo": pettingzoo.__version__,

@@ -25,6 +25,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from scripts.bench_junqi import core_random_play  # noqa: E402
+from tbw_envs import junqi_v0, tbw_v0  # noqa: E402
+from tbw_envs.junqi import JunqiState  # noqa: E402
+from tbw_envs.tbw import load_scenario  # noqa: E402
+from tbw_envs.wrappers import make_junqi_single, make_tbw_single  # noqa: E402
+
 TBW_SCENARIOS = ("duel_5v5_8x8", "battle_10v10_16x16")
 
 
@@ -81,10 +87,6 @@ def bench_single(make_env, seconds: float, seed: int = 0) -> tuple[float, int]:
 
 
 def run_tbw(seconds: float) -> list[tuple[str, str, float, int]]:
-    from tbw_envs import tbw_v0
-    from tbw_envs.tbw import load_scenario
-    from tbw_envs.wrappers import make_tbw_single
-
     rows = []
     for name in TBW_SCENARIOS:
         scenario = load_scenario(name)
@@ -100,11 +102,6 @@ def run_tbw(seconds: float) -> list[tuple[str, str, float, int]]:
 
 
 def run_junqi(seconds: float) -> list[tuple[str, str, float, int]]:
-    from scripts.bench_junqi import _core_random_play
-    from tbw_envs import junqi_v0
-    from tbw_envs.junqi import JunqiState
-    from tbw_envs.wrappers import make_junqi_single
-
     layouts_rng = random.Random(0)
     rows = []
     rate, games = bench_core(lambda: JunqiState.random_initial(layouts_rng), seconds)
@@ -115,25 +112,27 @@ def run_junqi(seconds: float) -> list[tuple[str, str, float, int]]:
     rows.append(("junqi ccgc (random layouts)", "env()", rate, games))
     rate, games = bench_single(make_junqi_single, seconds)
     rows.append(("junqi ccgc (random layouts)", "single", rate, games))
-    ends = _core_random_play(seconds)
+    ends = core_random_play(seconds)
     shares = ", ".join(f"{k} {v:.1%}" for k, v in ends["end_reason_share"].items())
     print(f"junqi random games ({ends['core_games']}, mean {ends['core_mean_plies']:.0f} plies) "
           f"end by: {shares}")
     return rows
 
 
+RUNS = {"tbw": run_tbw, "junqi": run_junqi}  # each game's rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
-    parser.add_argument("--only", choices=["tbw", "junqi"], default=None)
+    parser.add_argument("--only", choices=list(RUNS), default=None)
     args = parser.parse_args(argv)
     print(f"python {platform.python_version()} on {platform.machine()}, "
           f"{platform.processor() or 'unknown cpu'}; {args.seconds:g} s per row")
     rows = []
-    if args.only in (None, "tbw"):
-        rows += run_tbw(args.seconds)
-    if args.only in (None, "junqi"):
-        rows += run_junqi(args.seconds)
+    for game, run in RUNS.items():
+        if args.only in (None, game):
+            rows += run(args.seconds)
     print(f"{'game':<32}{'layer':<10}{'steps/s':>12}{'games':>8}{'overhead':>10}")
     raw_rates = {game: rate for game, layer, rate, _ in rows if layer == "raw_env"}
     for game, layer, rate, games in rows:

@@ -7,16 +7,20 @@
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 import time
 import warnings
 from collections import Counter
 
+import numpy as np
 
-def _core_random_play(seconds: float, rules: str = "ccgc") -> dict:
-    from tbw_envs.junqi import JunqiState
+from tbw_envs import junqi_v0
+from tbw_envs.junqi import JunqiState
 
+
+def core_random_play(seconds: float, rules: str = "ccgc") -> dict:
     rand = random.Random(0)
     plies = games = 0
     reasons: Counter = Counter()
@@ -41,8 +45,6 @@ def _core_random_play(seconds: float, rules: str = "ccgc") -> dict:
 
 
 def _clone_rate(seconds: float) -> float:
-    from tbw_envs.junqi import JunqiState
-
     rand = random.Random(1)
     state = JunqiState.random_initial(rand)
     for _ in range(20):  # a mid-game state with some history
@@ -58,10 +60,6 @@ def _clone_rate(seconds: float) -> float:
 
 
 def _env_random_play(seconds: float) -> dict:
-    import numpy as np
-
-    from tbw_envs import junqi_v0
-
     env = junqi_v0.env()
     rng = np.random.default_rng(0)
     plies = episodes = 0
@@ -83,7 +81,7 @@ def _env_random_play(seconds: float) -> dict:
 def bench_junqi(seconds: float = 5.0) -> dict:
     """Run every measurement for about ``seconds`` each; print and return the figures."""
     warnings.filterwarnings("ignore", category=DeprecationWarning)
-    results = _core_random_play(seconds)
+    results = core_random_play(seconds)
     results["clones_per_s"] = _clone_rate(min(seconds, 2.0))
     results.update(_env_random_play(seconds))
     print(
@@ -102,8 +100,6 @@ def bench_junqi(seconds: float = 5.0) -> dict:
 
 
 def main(argv=None) -> int:
-    import argparse
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("seconds", nargs="?", type=float, default=5.0,
                         help="seconds per measurement (default 5)")

@@ -18,10 +18,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agents.junqi import ISMCTSAgent, MCTSAgent, UCBMCTSAgent  # noqa: E402
+from agents.junqi.belief import BELIEFS  # noqa: E402
+from tbw_envs.junqi import JunqiState  # noqa: E402
+
 
 def midgame_views(count: int, seed: int = 0):
-    from tbw_envs.junqi import JunqiState
-
     rand = random.Random(seed)
     views = []
     while len(views) < count:
@@ -40,9 +42,6 @@ def main(argv=None) -> int:
     parser.add_argument("--positions", type=int, default=20)
     parser.add_argument("--iterations", type=int, default=300)
     args = parser.parse_args(argv)
-    from agents.junqi import ISMCTSAgent, MCTSAgent, UCBMCTSAgent
-    from agents.junqi.belief import BELIEFS
-
     views = midgame_views(args.positions)
     print(f"{platform.machine()} CPython {platform.python_version()}, {len(views)} positions, "
           f"{args.iterations} iterations per move")

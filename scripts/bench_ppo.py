@@ -27,6 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tbw_envs.games import game_names, get_game  # noqa: E402
+
+CONNECT_FOUR = "connect4"
+
 
 class ConnectFourSingle(gymnasium.Env):
     """connect_four_v3 for one learner against a uniformly random opponent, seats alternating,
@@ -78,19 +82,16 @@ class ConnectFourSingle(gymnasium.Env):
 
 
 def make_case(name: str):
-    from agents.nets import mlp_policy_kwargs, plane_policy_kwargs
-    from tbw_envs.wrappers import make_junqi_single, make_tbw_single
+    from agents.learning.nets import mlp_policy_kwargs, plane_policy_kwargs
 
     game, policy = name.rsplit("-", 1)
-    if game == "connect4":
+    if game == CONNECT_FOUR:
         # The same heads as our MLP case, so the difference is the environment's cost.
         return ConnectFourSingle(), mlp_policy_kwargs() if policy == "mlp" else None
-    if game == "tbw":
-        env = make_tbw_single("duel_5v5_8x8", opponent="random", learner_seat="alternate")
-    elif game == "junqi":
-        env = make_junqi_single(opponent="random", learner_seat="alternate")
-    else:
+    if game not in game_names():
         raise ValueError(f"unknown case {name!r}")
+    # On the game's default scenario or rule set.
+    env = get_game(game).single_agent_env(opponent="random", learner_seat="alternate")
     return env, plane_policy_kwargs() if policy == "cnn" else mlp_policy_kwargs()
 
 

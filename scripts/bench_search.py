@@ -17,8 +17,8 @@ import argparse
 import platform
 import random
 
-from agents.tbw import _kernel as _tbw_kernel
 from agents.tbw.evaluation import DefaultEvaluation
+from agents.tbw.search import kernel as _tbw_kernel
 from agents.tbw.search import plan_turn
 from agents.tbw.table2 import MOVEMENTS, PLACEMENTS, table2_state
 from tbw_envs.tbw import load_scenario

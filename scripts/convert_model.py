@@ -23,6 +23,14 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from agents.learning.policy_files import (  # noqa: E402
+    GAME_INFO_ATTRIBUTE,
+    load_policy,
+    save_policy,
+)
+from tbw_envs.games import GAMES, game_names, get_game  # noqa: E402
+
+VARIANT_FLAGS = tuple(game.variant_flag for game in GAMES.values())  # scenario, rules
 WARNING = ("WARNING: the zip is unpickled, which runs any code it carries: convert only a "
            "model.zip you trust (one you trained, or from someone you trust).")
 
@@ -34,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=WARNING)
     p.add_argument("model", help="the model.zip to convert (a file you trust)")
     p.add_argument("output", help="the policy file to write (.npz)")
-    p.add_argument("--game", choices=("tbw", "junqi"), default=None,
+    p.add_argument("--game", choices=game_names(), default=None,
                    help="the model's game, if the model does not say")
     p.add_argument("--scenario", default=None, help="TBW: the scenario it was trained on")
     p.add_argument("--rules", default=None, help="Junqi: the rule set it was trained on")
@@ -63,13 +71,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"convert_model.py needs the train extra: pip install -c constraints.txt -e "
               f"'.[train]' ({exc})", file=sys.stderr)
         return 2
-    from agents.sb3 import GAME_INFO_ATTRIBUTE, load_policy, save_policy
-
     torch.set_num_threads(1)
     print(WARNING, file=sys.stderr)
     model = MaskablePPO.load(str(source), device="cpu")
     info = dict(getattr(model, GAME_INFO_ATTRIBUTE, None) or {})
-    for key in ("game", "scenario", "rules"):
+    for key in ("game", *VARIANT_FLAGS):
         given = getattr(args, key)
         if given is None:
             continue
@@ -78,10 +84,13 @@ def main(argv: list[str] | None = None) -> int:
                          f"{key} {info[key]!r}")
         info[key] = given
     game = info.get("game")
-    if game not in ("tbw", "junqi"):
-        parser.error("the model does not say its game: give --game tbw or --game junqi")
-    if game == "tbw" and args.rules or game == "junqi" and args.scenario:
-        parser.error(f"--{'rules' if game == 'tbw' else 'scenario'} does not apply to {game}")
+    if game not in game_names():
+        parser.error("the model does not say its game: give "
+                     + " or ".join(f"--game {name}" for name in game_names()))
+    other_flags = [key for key in VARIANT_FLAGS
+                   if key != get_game(game).variant_flag and getattr(args, key)]
+    if other_flags:
+        parser.error(f"--{other_flags[0]} does not apply to {game}")
     try:
         path = save_policy(model.policy, output, info, deterministic=not args.sample,
                            source=f"converted from {source.name}",

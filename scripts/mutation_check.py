@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
             f.write("\n[tool.mutmut]\n"
                     'source_paths = ["tbw_envs"]\n'
                     f"only_mutate = {toml_list([args.target])}\n"
-                    # configs/ must sit beside the mutated tbw_envs/ (tbw_envs/configs_path.py).
+                    # configs/ must sit beside the mutated tbw_envs/ (tbw_envs/core/configs_path)
                     'also_copy = ["configs", "agents", "scripts"]\n'
                     # Hypothesis tests with a fixed seed: a kill must not depend on the draw.
                     'pytest_add_cli_args = ["--hypothesis-seed=0"]\n'

@@ -33,19 +33,26 @@ import os
 import re
 import sys
 import time
+from abc import ABC, abstractmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agents.junqi.evaluation import FEATURE_NAMES, eval_config_path  # noqa: E402
+from agents.learning.junqi_tuning import JunqiTuningConfig, JunqiWeightTuner  # noqa: E402
+from agents.learning.tbw_tuning import (  # noqa: E402
+    LEARNED_FEATURES,
+    TBWTuningConfig,
+    TBWWeightTuner,
+)
+from agents.learning.weight_tuner import CheckpointError, TuningConfigError  # noqa: E402
+from agents.tbw.evaluation import save_weights, weights_path  # noqa: E402
+from tbw_envs.core.contract import short_repr  # noqa: E402
+from tbw_envs.games import get_game  # noqa: E402
+
 CHECKPOINT = "checkpoint.json"
 HISTORY = "history.json"
 CURVE = "learning_curve.png"
-# Options that only one game's tuner has (their defaults come from its config class).
-GAME_OPTIONS = {
-    "junqi": ("rules",),
-    "tbw": ("scenarios", "opening_plies", "exploration", "perturbation", "win_reward",
-            "algorithm", "budget", "eval_opening_plies", "trace_decay"),
-}
 SHARED_OPTIONS = ("episodes", "step_size", "discount", "opponents", "start_weights",
                   "eval_every", "eval_games", "eval_opponent", "seed")
 # A name for configs/agents/<game>_eval_<name>.yaml and for weights=<name> in agent specs.
@@ -62,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
                "--config-name, default tuned); configs/ changes only with --config-name, and "
                "an existing file there (the shipped tuned weights included) only with "
                "--overwrite.")
-    parser.add_argument("--game", choices=["junqi", "tbw"], default="junqi",
+    parser.add_argument("--game", choices=list(TUNINGS), default="junqi",
                         help="the game whose evaluation to tune (default junqi)")
     # Defaults None: each game's config class supplies its own (see --help of the modules).
     parser.add_argument("--episodes", type=int, help="training games, at least 1 (Junqi "
@@ -125,12 +132,12 @@ def _flag(name: str) -> str:
 def parse_args(argv=None) -> argparse.Namespace:
     parser = build_parser()
     args = parser.parse_args(argv)
-    for game, names in GAME_OPTIONS.items():
-        if game == args.game:
+    for tuning in TUNINGS.values():
+        if tuning.name == args.game:
             continue
-        given = [n for n in names if getattr(args, n) is not None]
+        given = [n for n in tuning.options if getattr(args, n) is not None]
         if given:
-            parser.error(f"{_flag(given[0])} applies to --game {game} only")
+            parser.error(f"{_flag(given[0])} applies to --game {tuning.name} only")
     if args.episodes is not None and args.episodes < 1:
         parser.error(f"argument --episodes: must be at least 1 (0 episodes would write the "
                      f"starting weights as tuned ones), got {args.episodes}")
@@ -140,24 +147,18 @@ def parse_args(argv=None) -> argparse.Namespace:
         if not CONFIG_NAME.fullmatch(args.config_name):
             parser.error("argument --config-name: must be a simple name (a letter or digit, "
                          "then letters, digits, '_' or '-', at most 64 characters; no path "
-                         f"separators), got {_short(args.config_name)}")
+                         f"separators), got {short_repr(args.config_name)}")
         if args.config_name in NEVER_REPLACED:
             parser.error(f"argument --config-name: {args.config_name!r} names the built-in "
                          "weights, which are never replaced; choose another name")
     if args.resume is not None:
-        fixed = [n for n in SHARED_OPTIONS + GAME_OPTIONS[args.game] + ("epsilon", "out")
+        fixed = [n for n in SHARED_OPTIONS + TUNINGS[args.game].options + ("epsilon", "out")
                  if n != "episodes" and getattr(args, n) is not None]
         if fixed:
             parser.error(f"argument {_flag(fixed[0])}: not allowed with --resume (the run "
                          "keeps its checkpoint's settings and folder; only --episodes may "
                          "change)")
     return args
-
-
-def _short(value) -> str:
-    from tbw_envs.contract import short_repr
-
-    return short_repr(value)
 
 
 def _path(path) -> str:
@@ -168,49 +169,67 @@ def _path(path) -> str:
     return repr(text)
 
 
-class _Game:
-    """What differs between the games: the tuner, its config and the weights' files."""
+class GameTuning(ABC):
+    """What differs between the games' tuners: the tuner and its config, the options only it
+    has (their defaults come from its config class), the plotted features and the weights'
+    files."""
 
-    def __init__(self, name: str):
-        self.name = name
-        if name == "junqi":
-            from agents.junqi.evaluation import FEATURE_NAMES
-            from agents.junqi.tuning import JunqiTuningConfig, JunqiWeightTuner
+    name: str
+    options: tuple[str, ...]
+    config_class: type
+    tuner_class: type
+    plotted: tuple[str, ...]
 
-            self.config_class, self.tuner_class = JunqiTuningConfig, JunqiWeightTuner
-            self.plotted = FEATURE_NAMES
-        else:
-            from agents.tbw.tuning import LEARNED_FEATURES, TBWTuningConfig, TBWWeightTuner
-
-            self.config_class, self.tuner_class = TBWTuningConfig, TBWWeightTuner
-            self.plotted = LEARNED_FEATURES
-
+    @abstractmethod
     def config_path(self, config_name: str) -> Path:
-        if self.name == "junqi":
-            from agents.junqi.evaluation import eval_config_path
-
-            return eval_config_path(config_name)
-        from agents.tbw.evaluation import weights_path
-
-        return weights_path(config_name)
+        """Where ``--config-name`` installs the weights (configs/agents)."""
 
     def weights_file(self, config_name: str) -> str:
         """The tuned weights' file name in the run folder."""
         return f"{self.name}_eval_{config_name}.yaml"
 
+    @abstractmethod
     def weights(self, tuner) -> tuple[dict[str, float], dict[str, float]]:
         """(starting weights, tuned weights) by feature name."""
-        if self.name == "junqi":
-            return tuner.base.weight_dict(), tuner.current_config().weight_dict()
+
+    @abstractmethod
+    def save(self, tuner, path: Path, config_name: str, comment: str) -> None: ...
+
+
+class JunqiTuning(GameTuning):
+    name = "junqi"
+    options = ("rules",)
+    config_class, tuner_class = JunqiTuningConfig, JunqiWeightTuner
+    plotted = FEATURE_NAMES
+
+    def config_path(self, config_name: str) -> Path:
+        return eval_config_path(config_name)
+
+    def weights(self, tuner) -> tuple[dict[str, float], dict[str, float]]:
+        return tuner.base.weight_dict(), tuner.current_config().weight_dict()
+
+    def save(self, tuner, path: Path, config_name: str, comment: str) -> None:
+        tuner.current_config(config_name).save(path)
+
+
+class TBWTuning(GameTuning):
+    name = "tbw"
+    options = ("scenarios", "opening_plies", "exploration", "perturbation", "win_reward",
+               "algorithm", "budget", "eval_opening_plies", "trace_decay")
+    config_class, tuner_class = TBWTuningConfig, TBWWeightTuner
+    plotted = LEARNED_FEATURES
+
+    def config_path(self, config_name: str) -> Path:
+        return weights_path(config_name)
+
+    def weights(self, tuner) -> tuple[dict[str, float], dict[str, float]]:
         return tuner.base.weight_dict(), tuner.weight_dict()
 
     def save(self, tuner, path: Path, config_name: str, comment: str) -> None:
-        if self.name == "junqi":
-            tuner.current_config(config_name).save(path)
-            return
-        from agents.tbw.evaluation import save_weights
-
         save_weights(tuner.current_evaluation(), path, config_name, comment)
+
+
+TUNINGS = {tuning.name: tuning for tuning in (JunqiTuning(), TBWTuning())}
 
 
 def _is_dir(path: Path) -> bool:
@@ -234,10 +253,8 @@ def _config_flag(field: str) -> str:
     return "--epsilon" if field in ("epsilon_start", "epsilon_end") else _flag(field)
 
 
-def build_tuner(args, game: _Game):
+def build_tuner(args, game: GameTuning):
     """The tuner and its run folder, every argument checked; nothing is written here."""
-    from agents.weight_tuner import CheckpointError, TuningConfigError
-
     if args.resume is not None:
         folder = args.resume
         if not _is_dir(folder):
@@ -251,7 +268,7 @@ def build_tuner(args, game: _Game):
             flag = "--episodes" if exc.field == "episodes" and args.episodes else "--resume"
             raise _ArgumentError(flag, str(exc)) from None
         return tuner, folder
-    fields = {name: getattr(args, name) for name in SHARED_OPTIONS + GAME_OPTIONS[game.name]
+    fields = {name: getattr(args, name) for name in SHARED_OPTIONS + game.options
               if getattr(args, name) is not None}
     for name in ("opponents", "scenarios", "opening_plies"):
         if name in fields:
@@ -290,7 +307,7 @@ def _check_writable_dir(flag: str, path: Path) -> None:
                                    f"permission on {_path(existing)})")
 
 
-def check_outputs(args, game: _Game, out: Path) -> Path | None:
+def check_outputs(args, game: GameTuning, out: Path) -> Path | None:
     """Check where the run writes: the run folder (``--out``, or the ``--resume`` folder) and
     the configs/agents file of ``--config-name`` (returned, or None). Nothing is written."""
     name = args.config_name or DEFAULT_NAME
@@ -351,7 +368,7 @@ def plot_learning_curve(history: dict, path: Path, opponent: str, features, titl
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    game = _Game(args.game)
+    game = TUNINGS[args.game]
     try:
         tuner, out = build_tuner(args, game)
         target = check_outputs(args, game, out)
@@ -360,7 +377,7 @@ def main(argv=None) -> int:
     name = args.config_name or DEFAULT_NAME
     out.mkdir(parents=True, exist_ok=True)
     config = tuner.config
-    label = "Junqi" if args.game == "junqi" else "TBW"
+    label = get_game(args.game).title
     print(f"Q-learning the {label} evaluation weights: {config.episodes} episodes "
           f"(from {tuner.episode}), opponents {list(config.opponents)}, out {out}")
     try:

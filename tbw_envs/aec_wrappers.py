@@ -18,11 +18,11 @@ default stack (``OrderEnforcingWrapper`` over ``AssertOutOfBoundsWrapper`` over
 
 Why one layer: each PettingZoo wrapper forwards attributes through ``__getattr__``, so three of
 them made every ``env.agents`` or ``env.terminations[agent]`` three failed lookups deep, and
-``TerminateIllegalWrapper`` reads the legality from the mask of the last observation. That cost
-a third of ``env()`` time. Here the hot attributes are properties that read the raw env
-directly, and legality comes from the raw env's own check, which raises ``IllegalMoveError``
-before changing anything (``scripts/bench_env_overhead.py`` measures the result beside
-PettingZoo's connect four).
+``TerminateIllegalWrapper`` reads the legality from the mask of the last observation: a large
+share of ``env()`` time (docs/benchmarks.md). Here the hot attributes are properties that read
+the raw env directly, and legality comes from the raw env's own check, which raises
+``IllegalActionError`` before changing anything (``scripts/bench_env_overhead.py`` measures the
+result beside PettingZoo's connect four).
 
 ``parallel_env()`` is ``env()`` under PettingZoo's ``turn_based_aec_to_parallel`` with
 ``WaitingAgentMaskWrapper`` in between (docs/integrations.md).
@@ -33,19 +33,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
+from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
-from tbw_envs.contract import GameOverError, check_action, short_repr
+from tbw_envs.core.contract import GameOverError, check_action, short_repr
+from tbw_envs.core.errors import IllegalActionError
 
-
-class IllegalMoveError(ValueError):
-    """A well-formed action (an integer in range) that the rules do not allow now.
-
-    Raised by both ``raw_env.step`` methods before anything changes; ``env()`` turns it into
-    the end of the game with -1 for the mover."""
+# Deprecated name: both raw envs raise the game cores' ``IllegalActionError`` (a ValueError)
+# before anything changes; ``env()`` turns it into the end of the game with -1 for the mover.
+IllegalMoveError = IllegalActionError
 
 
 def step_after_game_over(env: AECEnv, action) -> bool:
@@ -162,7 +161,7 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
                 raw.step(action)
             else:
                 self._play_checked(agent, action)
-        except IllegalMoveError:
+        except IllegalActionError:
             self._end_by_illegal_move(agent)
 
     def _end_by_illegal_move(self, agent) -> None:
@@ -293,8 +292,6 @@ class FlatObservationsWrapper(wrappers.BaseWrapper):
 
     def __init__(self, env: AECEnv):
         super().__init__(env)
-        from gymnasium import spaces
-
         self._spaces = {}
         for agent in env.possible_agents:
             inner = env.observation_space(agent)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
+from gymnasium.error import DependencyNotInstalled
 
 _INSTALL_HINT = 'pip install "tbw-envs[render]"'
 
@@ -27,8 +28,6 @@ def _import_pygame():
     try:
         import pygame
     except ImportError as exc:
-        from gymnasium.error import DependencyNotInstalled
-
         raise DependencyNotInstalled(
             f"render_mode='human' opens a pygame window, but pygame is not installed; "
             f"install it with: {_INSTALL_HINT} (or use render_mode='rgb_array')"

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tbw_envs.contract import short_repr
+from tbw_envs.core.contract import short_repr
 
 NO_WINNER = -1
 NO_AGENT = -1

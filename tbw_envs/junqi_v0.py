@@ -25,12 +25,13 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
 from tbw_envs.aec_wrappers import (
-    IllegalMoveError,
     standard_wrappers,
     step_after_game_over,
     turn_based_parallel,
 )
-from tbw_envs.contract import check_agent, check_options, check_seed, short_list, short_repr
+from tbw_envs.core.contract import check_agent, check_options, check_seed, short_list, short_repr
+from tbw_envs.core.errors import IllegalActionError
+from tbw_envs.human_window import HumanWindow
 from tbw_envs.infos import InfoCodes
 from tbw_envs.junqi import JunqiState, load_rules, parse_post
 from tbw_envs.junqi.encoding import (
@@ -239,7 +240,7 @@ class raw_env(AECEnv):
         """Play ``agent_selection``'s action. After the game is over, ``step(None)`` removes
         each finished agent and any other action raises ``GameOverError``
         (``tbw_envs.aec_wrappers.step_after_game_over``). An illegal action raises
-        ``IllegalMoveError`` (a ValueError) and changes nothing."""
+        ``IllegalActionError`` (a ValueError) and changes nothing."""
         self._game()
         if step_after_game_over(self, action):
             return
@@ -251,14 +252,14 @@ class raw_env(AECEnv):
         ``StandardWrapper`` check both first, so neither checks twice)."""
         player = self.agent_name_mapping[agent]
         absolute = action_to_absolute(action, player)
-        legal = self.game.legal_actions()
-        if absolute not in legal:
-            raise IllegalMoveError(
+        try:
+            self.game.apply(absolute)
+        except IllegalActionError:
+            raise IllegalActionError(
                 f"illegal action {action} ({describe_action(absolute)} in absolute posts) "
-                f"for {agent}; {len(legal)} legal actions"
-            )
+                f"for {agent}; {len(self.game.legal_actions())} legal actions"
+            ) from None
         self._cumulative_rewards[agent] = 0.0
-        self.game.apply(absolute)
         self._plies += 1
         if self.game.is_terminal():
             self._finish()
@@ -300,8 +301,6 @@ class raw_env(AECEnv):
         # "human": the rgb frame in a pygame window (tbw_envs.human_window), opened on first use.
         window = getattr(self, "_human_window", None)
         if window is None:
-            from tbw_envs.human_window import HumanWindow
-
             title = "Junqi" if self.render_perspective is None else (
                 f"Junqi: {self.render_perspective}'s view"
             )

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import warnings
 
+import gymnasium
+import pettingzoo
+
 AEC_ENVS = {
     "tbw_envs/tbw-v0": "tbw_envs.tbw_v0:env",
     "tbw_envs/junqi-v0": "tbw_envs.junqi_v0:env",
@@ -19,15 +22,9 @@ SINGLE_AGENT_ENVS = {
 
 
 def register_envs() -> None:
-    import gymnasium
-
-    try:
-        import pettingzoo
-    except ImportError:  # pragma: no cover - pettingzoo is a core dependency
-        pettingzoo = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # re-imports would warn about overriding
-        if pettingzoo is not None and hasattr(pettingzoo, "register"):
+        if hasattr(pettingzoo, "register"):
             for env_id, entry_point in AEC_ENVS.items():
                 pettingzoo.register("aec", env_id, entry_point)
         for env_id, entry_point in SINGLE_AGENT_ENVS.items():

@@ -26,20 +26,21 @@ from __future__ import annotations
 
 import warnings
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
 from tbw_envs.aec_wrappers import (
-    IllegalMoveError,
     standard_wrappers,
     step_after_game_over,
     turn_based_parallel,
 )
-from tbw_envs.contract import check_agent, check_options, check_seed, short_list, short_repr
+from tbw_envs.core.contract import check_agent, check_options, check_seed, short_list, short_repr
+from tbw_envs.human_window import HumanWindow
 from tbw_envs.infos import InfoCodes
 from tbw_envs.tbw import END_TURN, IllegalActionError, load_scenario
-from tbw_envs.tbw.observation import ObservationEncoder
+from tbw_envs.tbw.observation import ObservationEncoder, action_rotation
 from tbw_envs.tbw.render import render_ansi, render_rgb
 from tbw_envs.tbw.state import END_REASONS, TBWState, as_action_id
 
@@ -112,14 +113,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in AGENTS}
         state_shape = (self._encoder.shape[0] + 1,) + self._encoder.shape[1:]
         self.state_space = spaces.Box(0.0, 1.0, state_shape, np.float32)
-        # Rotating the board maps tile t to size-1-t; the permutation is its own inverse.
-        n = scenario.units_per_side
-        size = scenario.board.size
-        ids = np.arange(n_actions - 1)
-        k = ids % (n + 1)
-        slot, tile = np.divmod(ids // (n + 1), size)
-        rotated = (slot * size + (size - 1 - tile)) * (n + 1) + k
-        self._rotation = np.append(rotated, n_actions - 1)
+        self._rotation = action_rotation(scenario)
         self._rotation_list = self._rotation.tolist()
 
     @property
@@ -232,7 +226,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def _sync_infos(self) -> None:
         codes, state = self.info_codes, self._state
         info = {"turn": state.turn, "plies": self._plies,
-                "end_reason": codes.end_reason(state.end_reason()),
+                "end_reason": codes.end_reason(state.end_reason),
                 "winner": codes.winner(state.winner)}
         for a in self.agents:
             self.infos[a] = dict(info)
@@ -267,7 +261,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         """Play ``agent_selection``'s action. After the game is over, ``step(None)`` removes
         each finished agent and any other action raises ``GameOverError``
         (``tbw_envs.aec_wrappers.step_after_game_over``). An illegal action raises
-        ``IllegalMoveError`` (a ValueError) and changes nothing."""
+        ``IllegalActionError`` (a ValueError) and changes nothing."""
         if step_after_game_over(self, action):
             return
         # Contract errors (not an integer, out of range) pass through as they are; only a
@@ -281,7 +275,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         try:
             self._state.apply(self._rotation_list[action] if self._rotates(agent) else action)
         except IllegalActionError as exc:
-            raise IllegalMoveError(f"illegal action {action} for {agent}: {exc}") from None
+            raise IllegalActionError(f"illegal action {action} for {agent}: {exc}") from None
         self._plies += 1
         self._cumulative_rewards[agent] = 0.0
         if self._state.terminal:
@@ -297,8 +291,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def render(self):
         if self.render_mode is None:
-            import gymnasium
-
             gymnasium.logger.warn("render() called without a render_mode; nothing to render")
             return None
         if self.render_mode == "ansi":
@@ -308,8 +300,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         # "human": the rgb frame in a pygame window (tbw_envs.human_window), opened on first use.
         window = getattr(self, "_human_window", None)
         if window is None:
-            from tbw_envs.human_window import HumanWindow
-
             window = self._human_window = HumanWindow(
                 f"TBW: {self.scenario.name}", self.metadata["render_fps"]
             )

@@ -44,7 +44,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from tbw_envs.contract import (
+from tbw_envs import junqi_v0, tbw_v0
+from tbw_envs.core.contract import (
     GameOverError,
     check_action,
     check_options,
@@ -329,8 +330,6 @@ def make_tbw_single(
     ``mask_in_obs=True`` gives Dict observations ``{"observation", "action_mask"}``;
     ``opening_plies=N`` starts every episode with N random plies (varied starts);
     ``string_infos=True`` names the learner and the end reason in infos."""
-    from tbw_envs import tbw_v0
-
     aec = tbw_v0.raw_env(scenario=scenario, render_mode=render_mode,
                          flip_perspective=flip_perspective, string_infos=string_infos)
     return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,
@@ -352,8 +351,6 @@ def make_junqi_single(
     ``mask_in_obs=True`` gives Dict observations ``{"observation", "action_mask"}``;
     ``opening_plies=N`` starts every episode with N random plies; other keywords
     (``rules``, ``deployment``, ``string_infos``) go to ``junqi_v0.raw_env``."""
-    from tbw_envs import junqi_v0
-
     aec = junqi_v0.raw_env(render_mode=render_mode, **env_kwargs)
     return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,
                           illegal_action=illegal_action, illegal_reward=illegal_reward,

@@ -69,6 +69,8 @@ def test_torchrl_pettingzoo_wrapper_rolls_out_through_every_ending(game, kind):
     from torchrl.envs.libs.pettingzoo import PettingZooWrapper
     from torchrl.envs.utils import check_env_specs
 
+    torch = pytest.importorskip("torch", reason="torch is not installed (the train extra)")
+    torch.manual_seed(0)  # the rollout's random actions come from torch's global generator
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # TorchRL's note on the PettingZoo version it tests
         if kind == "aec":
@@ -76,7 +78,7 @@ def test_torchrl_pettingzoo_wrapper_rolls_out_through_every_ending(game, kind):
         else:
             env = PettingZooWrapper(PARALLEL[game](), categorical_actions=True, seed=0)
         check_env_specs(env)
-        rollout = env.rollout(400, break_when_any_done=False)
+        rollout = env.rollout(1000, break_when_any_done=False)
     group = next(iter(env.group_map))
     info = rollout["next", group, "info"]
     for key in ("winner", "end_reason", "plies"):

@@ -12,11 +12,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tbw_envs.core.yaml_loader import ConfigError, parse_yaml
 from tbw_envs.junqi import JunqiRules, JunqiState, load_rules
 from tbw_envs.junqi.rules import RulesError
 from tbw_envs.tbw import Scenario, ScenarioError, parse_scenario
 from tbw_envs.tbw.observation import ObservationEncoder
-from tbw_envs.yaml_loader import ConfigError, parse_yaml
 
 # A legal board may take ~2 s to build at the tile limit; anything slower counts as a hang.
 FUZZ = settings(

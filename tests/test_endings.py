@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from tbw_envs import junqi_v0, tbw_v0
-from tbw_envs.aec_wrappers import IllegalMoveError
+from tbw_envs.core.errors import IllegalActionError
 from tbw_envs.junqi import JunqiState, parse_post
 from tbw_envs.tbw import load_scenario
 from tbw_envs.wrappers import make_junqi_single, make_tbw_single
@@ -156,7 +156,7 @@ def test_the_cases_hold_in_the_game_cores():
             assert not state.is_terminal()
             state.apply(action)
         assert state.is_terminal() and tuple(state.returns()) == case.returns, case.name
-        reason = state.end_reason() if callable(state.end_reason) else state.end_reason
+        reason = state.end_reason
         assert reason == case.end_reason, case.name
 
 
@@ -227,7 +227,7 @@ def test_illegal_moves_end_with_the_other_agent_as_winner(case):
     raw.reset(options={"state": case.start})
     before = raw.state().copy()
     mover = raw.agent_selection
-    with pytest.raises(IllegalMoveError):
+    with pytest.raises(IllegalActionError):
         raw.step(int(np.flatnonzero(raw.action_mask(mover) == 0)[0]))
     assert np.array_equal(raw.state(), before) and raw.agent_selection == mover
     with warnings.catch_warnings():

@@ -20,12 +20,12 @@ import numpy as np
 import pytest
 
 from tbw_envs import junqi_v0, tbw_v0
-from tbw_envs.configs_path import configs_dir
-from tbw_envs.contract import GameOverError
+from tbw_envs.core.configs_path import configs_dir
+from tbw_envs.core.contract import GameOverError
+from tbw_envs.core.yaml_loader import load_yaml
 from tbw_envs.junqi import JunqiState
 from tbw_envs.tbw import IllegalActionError, ScenarioError, load_scenario
 from tbw_envs.wrappers import make_junqi_single, make_tbw_single
-from tbw_envs.yaml_loader import load_yaml
 
 REPO = Path(__file__).resolve().parent.parent
 TBW_SCENARIO = "paper_figure3"  # small and quick: 4 v 4, 1281 actions

@@ -173,7 +173,8 @@ def test_an_agents_own_long_error_comes_back_cut(monkeypatch):
     def failing(**kwargs):
         raise ValueError("no such thing: " + "z" * 1_000_000)
 
-    monkeypatch.setitem(registry.AGENT_FACTORIES, "random", failing)
+    monkeypatch.setitem(registry.AGENTS, "random",
+                        registry.AgentEntry(failing, registry.AGENTS["random"].params))
     message = _raises(lambda: make_agent("random", game="tbw"), ValueError, "random", "zzzz")
     assert message.endswith("...")
 
@@ -285,7 +286,7 @@ def test_ppo_path_stays_a_string_and_quoted_values_may_hold_commas():
 
 
 def test_the_ppo_factory_forwards_path_as_a_string_and_other_arguments(monkeypatch):
-    import agents.sb3
+    import agents.registry
 
     calls = []
 
@@ -293,7 +294,7 @@ def test_the_ppo_factory_forwards_path_as_a_string_and_other_arguments(monkeypat
         def __init__(self, **kwargs):
             calls.append(kwargs)
 
-    monkeypatch.setattr(agents.sb3, "PPOAgent", Recorder)
+    monkeypatch.setattr(agents.registry, "PPOAgent", Recorder)
     agent = make_agent('ppo:path="runs/a,b/007",threads=256,deterministic=true',
                        seed=np.int64(4), game="junqi")
     assert calls == [{"path": "runs/a,b/007", "threads": 256, "deterministic": True, "seed": 4,

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 import agents.arena as arena
+import agents.arena.players as arena_players
+import agents.arena.roundrobin as arena_roundrobin
 from agents.arena import (
     MAX_GAMES,
     ArenaInputError,
@@ -32,8 +34,8 @@ def no_games(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a game was started before the input was checked")
 
-    for name in ("play_task", "warm_up", "_play_in_processes", "_play_on_ray"):
-        monkeypatch.setattr(arena, name, refuse)
+    for name in ("play_task", "warm_up", "play_in_processes", "play_on_ray"):
+        monkeypatch.setattr(arena_roundrobin, name, refuse)
     monkeypatch.setattr(arena_cli, "run_round_robin", refuse)
 
 
@@ -129,7 +131,7 @@ def test_every_agent_is_built_once_before_the_first_game(monkeypatch, no_games):
         built.append(entry)
         return real(entry, seed, game, variant)
 
-    monkeypatch.setattr(arena, "build_agent", spy)
+    monkeypatch.setattr(arena_players, "build_agent", spy)
     with pytest.raises(ArenaInputError, match="agent #3"):
         run_round_robin("tbw", ["random", "greedy", "minimax"], 2, workers=1)
     assert built == ["random", "greedy", "minimax"]

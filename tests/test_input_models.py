@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import agents.registry as registry
+
 pytest.importorskip("torch", reason="torch is not installed (the train extra)")
 pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the train extra)")
 
@@ -23,13 +25,15 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from torch import nn  # noqa: E402
 
-from agents import sb3  # noqa: E402
 from agents.arena import junqi_game, tbw_game  # noqa: E402
-from agents.eval_prior import make_junqi_eval_prior  # noqa: E402
-from agents.eval_prior_net import EvalPriorPolicy, eval_prior_policy_kwargs  # noqa: E402
-from agents.nets import mlp_policy_kwargs, plane_policy_kwargs  # noqa: E402
+from agents.learning import policy_files, policy_metadata  # noqa: E402
+from agents.learning.agent import PPOAgent  # noqa: E402
+from agents.learning.eval_prior import make_junqi_eval_prior  # noqa: E402
+from agents.learning.eval_prior_net import EvalPriorPolicy, eval_prior_policy_kwargs  # noqa: E402
+from agents.learning.nets import mlp_policy_kwargs, plane_policy_kwargs  # noqa: E402
+from agents.learning.policy_files import load_policy, save_policy  # noqa: E402
+from agents.learning.policy_metadata import PolicyFileError  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from agents.sb3 import PolicyFileError, PPOAgent, load_policy, save_policy  # noqa: E402
 from tbw_envs.wrappers import make_junqi_single, make_tbw_single  # noqa: E402
 
 torch.set_num_threads(1)
@@ -83,7 +87,7 @@ def _make_model(name: str, seed: int = 0):
     with torch.no_grad():
         for parameter in model.policy.parameters():
             parameter.add_(0.3 * torch.randn(parameter.shape, generator=generator))
-    setattr(model, sb3.GAME_INFO_ATTRIBUTE, {
+    setattr(model, policy_files.GAME_INFO_ATTRIBUTE, {
         "game": game, "scenario": scenario, "rules": "ccgc" if game == "junqi" else None,
         "flip_perspective": True})
     return model
@@ -153,7 +157,7 @@ def test_saved_file_holds_the_metadata_of_the_format(models):
     with np.load(npz_path, allow_pickle=False) as data:  # plain arrays: loads without pickle
         meta = json.loads(data["metadata"].tobytes())
         names = sorted(k for k in data.files if k.startswith("param/"))
-    assert meta["format"] == sb3.POLICY_FORMAT and meta["version"] == 1
+    assert meta["format"] == policy_metadata.POLICY_FORMAT and meta["version"] == 1
     assert (meta["game"], meta["rules"], meta["flip_perspective"], meta["deterministic"]) == (
         "junqi", "ccgc", True, True)
     assert meta["observation_shape"] == [39, 12, 5] and meta["num_actions"] == 3612
@@ -396,7 +400,7 @@ def test_entries_are_checked_before_they_are_read(models, tmp_path, case):
 
 def test_a_file_larger_than_any_policy_is_refused_unread(models, monkeypatch, tmp_path):
     copy = _write(tmp_path / "policy.npz", models["tbw mlp"][1].read_bytes())
-    monkeypatch.setattr(sb3, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(policy_files, "MAX_FILE_BYTES", 1000)
     with pytest.raises(PolicyFileError, match="bytes, more than the 1000 allowed"):
         load_policy(copy)
 
@@ -448,11 +452,10 @@ def test_make_agent_refuses_a_policy_for_another_game_when_built(models, monkeyp
         raise RuntimeError("recorded")
 
     with monkeypatch.context() as patch:
-        patch.setattr(sb3, "PPOAgent", record)
+        patch.setattr(registry, "PPOAgent", record)
         with pytest.raises(RuntimeError, match="recorded"):
             make_agent("ppo:path=x.npz", game="junqi")
-    if seen.get("game") != "junqi":
-        pytest.skip("agents/registry.py does not forward game= to the ppo factory (yet)")
+    assert seen.get("game") == "junqi"
     with pytest.raises(ValueError, match="trained on tbw, cannot play junqi"):
         make_agent(f"ppo:path={models['tbw cnn'][1]}", game="junqi")
 

@@ -27,15 +27,15 @@ from agents.junqi.evaluation import (
     JunqiEvaluation,
     load_eval_config,
 )
-from agents.junqi.tuning import STATE_FEATURES as JUNQI_STATE
-from agents.junqi.tuning import JunqiTuningConfig, JunqiWeightTuner
-from agents.linear_q import LinearQ
+from agents.learning.junqi_tuning import STATE_FEATURES as JUNQI_STATE
+from agents.learning.junqi_tuning import JunqiTuningConfig, JunqiWeightTuner
+from agents.learning.linear_q import LinearQ
+from agents.learning.tbw_tuning import LEARNED_FEATURES, TBWTuningConfig, TBWWeightTuner
+from agents.learning.weight_tuner import CheckpointError, TuningConfigError
 from agents.tbw.evaluation import MAX_WEIGHT, DefaultEvaluation, load_evaluation
-from agents.tbw.tuning import LEARNED_FEATURES, TBWTuningConfig, TBWWeightTuner
-from agents.weight_tuner import CheckpointError, TuningConfigError
-from tbw_envs.configs_path import configs_dir
-from tbw_envs.contract import short_repr
-from tbw_envs.yaml_loader import ConfigError
+from tbw_envs.core.configs_path import configs_dir
+from tbw_envs.core.contract import short_repr
+from tbw_envs.core.yaml_loader import ConfigError
 
 SHIPPED = sorted((configs_dir() / "agents").glob("*_eval_*.yaml"))
 SHIPPED_FILES = sorted(p for p in (configs_dir() / "agents").rglob("*") if p.is_file())
@@ -649,7 +649,7 @@ def test_the_script_writes_the_tuned_weights_to_the_run_folder_only(script, tmp_
     # to replace it without --overwrite.
     installed = tmp_path / "agents"
     installed.mkdir()
-    monkeypatch.setattr("scripts.tune_weights._Game.config_path",
+    monkeypatch.setattr("scripts.tune_weights.JunqiTuning.config_path",
                         lambda game, name: installed / f"{game.name}_eval_{name}.yaml")
     assert main(["--resume", str(out), "--config-name", "mine"]) == 0
     assert load_eval_config(str(installed / "junqi_eval_mine.yaml")).weights == tuned.weights

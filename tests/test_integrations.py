@@ -13,11 +13,11 @@ from pettingzoo.test import parallel_api_test
 
 import tbw_envs  # noqa: F401 - registers the envs
 from tbw_envs import junqi_v0, tbw_v0
-from tbw_envs.configs_path import configs_dir
+from tbw_envs.core.configs_path import configs_dir
+from tbw_envs.core.yaml_loader import load_yaml
 from tbw_envs.junqi.state import END_REASONS as JUNQI_END_REASONS
 from tbw_envs.tbw.state import END_REASONS as TBW_END_REASONS
 from tbw_envs.wrappers import make_junqi_single, make_tbw_single
-from tbw_envs.yaml_loader import load_yaml
 
 SHORT_TBW = {**load_yaml(configs_dir() / "tbw" / "duel_5v5_8x8.yaml"), "max_turns": 4}
 SHORT_JUNQI = {"total_ply_limit": 40}
@@ -245,7 +245,7 @@ def test_tbw_end_reason_agrees_with_the_board():
             env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
         state = env._state
         reason = env.metadata["end_reasons"][env.infos["player_0"]["end_reason"]]
-        assert reason == state.end_reason()
+        assert reason == state.end_reason
         dead = [all(state.hp[u] <= 0 for u in state.scenario.side_units[s]) for s in (0, 1)]
         if reason == "annihilation":
             assert dead[1 - state.winner]
@@ -256,5 +256,5 @@ def test_tbw_end_reason_agrees_with_the_board():
         seen.add(reason)
     assert seen
     env.reset()
-    assert env._state.end_reason() is None
+    assert env._state.end_reason is None
     assert (env.infos["player_0"]["end_reason"], env.infos["player_0"]["winner"]) == (0, -1)

@@ -427,18 +427,16 @@ def test_ucbmcts_defaults_are_the_papers_cof_and_tree_depth():
 
 def test_tree_selection_is_the_papers_ucb_formula_eq3():
     # Eq. 3: UCB = w_c / n_c + cof x sqrt(2 x log n_p / n_c); here w_c = 3, n_c = 4, n_p = 20.
-    from agents.junqi.mcts import _mean_ucb, _Node, _ucb, _UCTNode
+    from agents.junqi.mcts import Edge, mean_ucb
 
     expected = 3 / 4 + PAPER_COF * math.sqrt(2 * math.log(20) / 4)
-    uct = _UCTNode()
-    uct.visits, uct.wins = 4, 3.0
-    assert _ucb(uct, math.log(20), PAPER_COF) == pytest.approx(expected)
-    # UCB&MCTS keeps the sum of leaf values from the searching player's side; the opponent's
-    # nodes (sign -1) maximise the negated mean.
-    node = _Node(0)
-    node.visits, node.total = 4, 3.0
-    assert _mean_ucb(node, 1.0, math.log(20), PAPER_COF) == pytest.approx(expected)
-    assert _mean_ucb(node, -1.0, math.log(20), PAPER_COF) == pytest.approx(expected - 2 * 3 / 4)
+    # Plain UCT keeps an edge's wins from the mover's side and selects with sign 1; UCB&MCTS
+    # keeps the sum of leaf values from the searching player's side, and the opponent's nodes
+    # (sign -1) maximise the negated mean.
+    edge = Edge()
+    edge.visits, edge.total = 4, 3.0
+    assert mean_ucb(edge, 1.0, math.log(20), PAPER_COF) == pytest.approx(expected)
+    assert mean_ucb(edge, -1.0, math.log(20), PAPER_COF) == pytest.approx(expected - 2 * 3 / 4)
 
 
 @pytest.mark.parametrize("cls", [MCTSAgent, UCBMCTSAgent, ISMCTSAgent])
@@ -486,7 +484,7 @@ def test_ismcts_opponent_model_plays_its_evaluations_best_candidate():
         candidates = [(a, 0.0, 0.0) for a in random.Random(1).sample(legal, min(6, len(legal)))]
         context = agent.evaluation.state_context(world)
         best = max(candidates, key=lambda c: context.score(c[0]))[0]
-        assert agent._modelled_reply(world, candidates)[0] == best
+        assert agent.tree_policy.modelled_reply(world, candidates)[0] == best
         assert agent.act(view) in view.legal_actions()
     with pytest.raises(ValueError, match="opponent must be 'search' or 'evaluation'"):
         ISMCTSAgent(opponent="psychic")

@@ -6,7 +6,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from tbw_envs.configs_path import configs_dir
+from tbw_envs.core.configs_path import configs_dir
 from tbw_envs.junqi import (
     JunqiRules,
     JunqiState,

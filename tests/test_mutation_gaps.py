@@ -8,7 +8,7 @@ import pytest
 from quick_games import SKIRMISH
 
 from tbw_envs import tbw_v0
-from tbw_envs.contract import GameOverError
+from tbw_envs.core.contract import GameOverError
 from tbw_envs.tbw import END_TURN, load_scenario
 from tbw_envs.wrappers import make_tbw_single
 
@@ -132,7 +132,7 @@ def test_win_none_game_ends_by_the_turn_limit_even_with_a_side_wiped_out():
         if state.terminal:
             break
         state.apply(state.encode_action(END_TURN))
-    assert state.terminal and state.end_reason() == "turn_limit_draw"
+    assert state.terminal and state.end_reason == "turn_limit_draw"
 
 
 def test_a_mid_game_single_agent_step_is_neither_over_nor_rewarded():

@@ -9,7 +9,7 @@ import pytest
 from quick_games import QUICK_JUNQI, SKIRMISH
 
 from tbw_envs import junqi_v0, tbw_v0
-from tbw_envs.contract import GameOverError
+from tbw_envs.core.contract import GameOverError
 from tbw_envs.junqi import (
     BOTH_REMOVED,
     MOVED,

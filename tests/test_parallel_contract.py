@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tbw_envs import junqi_v0, tbw_v0
-from tbw_envs.contract import GameOverError
+from tbw_envs.core.contract import GameOverError
 
 MAKE = {"tbw": lambda: tbw_v0.parallel_env(scenario="paper_figure3"),
         "junqi": lambda: junqi_v0.parallel_env()}

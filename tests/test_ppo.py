@@ -16,9 +16,9 @@ import pytest
 from gymnasium import spaces
 
 from agents.arena import junqi_game, play_game, tbw_game
+from agents.learning.agent import PPOAgent  # torch-free until a policy is used
 from agents.random_agent import RandomAgent
 from agents.registry import make_agent
-from agents.sb3 import PPOAgent  # torch-free until a policy is used
 from tbw_envs import junqi_v0, tbw_v0
 from tbw_envs.wrappers import make_junqi_single, make_tbw_single
 
@@ -34,7 +34,7 @@ def _nets():
     """agents.nets (the plane CNN): torch and stable-baselines3, not sb3-contrib."""
     _torch()
     pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed")
-    from agents import nets
+    from agents.learning import nets
 
     return nets
 
@@ -252,7 +252,7 @@ def test_registry_errors_name_the_problem(tmp_path):
 def test_snapshot_pool_draws_per_env_and_keeps_frozen_copies():
     torch = _torch()
     _maskable_ppo()
-    from scripts.train_ppo import SnapshotPool
+    from agents.learning.pools import SnapshotPool
 
     env = make_tbw_single("duel_5v5_8x8")
     pool = SnapshotPool("tbw", pool_size=2, latest_prob=0.0)

@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the train extra)")
 
-from agents import pretrained  # noqa: E402
 from agents.arena import run_round_robin  # noqa: E402
+from agents.learning import pretrained  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 
 # Typed from docs/results.md ("Shipped learned agents"), not read from the manifest.

@@ -7,15 +7,15 @@ import json
 import numpy as np
 import pytest
 
-from agents.eval_prior import (
+from agents.junqi.belief import make_belief
+from agents.junqi.greedy import GreedyEvalAgent
+from agents.learning.eval_prior import (
     SCORES_KEY,
     EvalPrior,
     EvalPriorObservation,
     as_eval_prior,
     make_junqi_eval_prior,
 )
-from agents.junqi.belief import make_belief
-from agents.junqi.greedy import GreedyEvalAgent
 from tbw_envs.junqi.encoding import action_to_absolute
 from tbw_envs.junqi.state import NUM_ACTIONS
 from tbw_envs.wrappers import make_tbw_single
@@ -129,7 +129,7 @@ def _model(env, seed=0, **kwargs):
     import torch
     from sb3_contrib import MaskablePPO
 
-    from agents.eval_prior_net import EvalPriorPolicy, eval_prior_policy_kwargs
+    from agents.learning.eval_prior_net import EvalPriorPolicy, eval_prior_policy_kwargs
 
     torch.set_num_threads(1)
     return MaskablePPO(EvalPriorPolicy, env, n_steps=64, batch_size=32, seed=seed, device="cpu",
@@ -140,7 +140,7 @@ def _model(env, seed=0, **kwargs):
 def test_untrained_policy_plays_greedys_move():
     import torch
 
-    from agents.sb3 import PPOAgent
+    from agents.learning.agent import PPOAgent
 
     env = make_junqi_eval_prior(opponent=GreedyEvalAgent(seed=1), learner_seat="alternate")
     policy = _model(env).policy
@@ -179,7 +179,7 @@ def test_untrained_policy_plays_greedys_move():
 def test_policy_rejects_plain_observations():
     from sb3_contrib import MaskablePPO
 
-    from agents.eval_prior_net import EvalPriorPolicy
+    from agents.learning.eval_prior_net import EvalPriorPolicy
     from tbw_envs.wrappers import make_junqi_single
 
     with pytest.raises(ValueError, match="Dict observations"):

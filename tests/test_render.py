@@ -21,9 +21,9 @@ from tbw_envs.tbw import load_scenario
 from tbw_envs.tbw.render import (
     _BACKGROUND,
     _SIDE_COLORS,
-    _terrain_color,
     render_rgb,
     result_lines,
+    terrain_color,
     text_mask,
     unit_type_codes,
 )
@@ -118,7 +118,7 @@ def test_game_over_banner_names_the_winner_and_the_reason():
     assert not np.array_equal(frames[1], frames[None])
     # Same winner, different reason: a different second line.
     by_hp = _finished(state, 0)
-    assert by_hp.end_reason() == TURN_LIMIT_HP
+    assert by_hp.end_reason == TURN_LIMIT_HP
     assert not np.array_equal(render_rgb(by_hp)[110:146], frames[0][110:146])
 
 
@@ -129,7 +129,7 @@ def test_leader_kill_reason_is_shown():
     end.occupant[end.pos[leader]] = -1
     end.hp[leader] = 0
     end.terminal, end.winner = True, 0
-    assert end.end_reason() == LEADER_KILLED
+    assert end.end_reason == LEADER_KILLED
     assert result_lines(end)[1].startswith("LEADER KILLED")
     frame = render_rgb(end)
     assert frame.shape == render_rgb(state).shape
@@ -186,7 +186,7 @@ def test_hex_board_is_drawn_as_hexagons():
         near_unit[top:top + TILE, left:left + TILE] = True
     assert background[(norm > 1.03) & ~near_unit].all()
 
-    hill = _terrain_color("hill")
+    hill = terrain_color("hill")
     row, col = 1, 4  # a hill, surrounded by plain
     assert scenario.terrain_grid[row * cols + col] == "hill"
     neighbors = scenario.board.neighbors[row * cols + col]

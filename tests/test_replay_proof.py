@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import agents.arena.replay as arena_replay
 from agents.arena import (
     DIGEST_SCHEME,
     RECORD_FORMATS,
@@ -370,6 +371,7 @@ def test_bad_replay_options_are_refused_before_any_replay(runs, tmp_path, capsys
                                                           case):
     replayed = []
     monkeypatch.setattr(replay_cli, "replay", lambda *a, **k: replayed.append(a))
+    monkeypatch.setattr(arena_replay, "replay", lambda *a, **k: replayed.append(a))
     argv, message = OPTION_CASES[case]
     argv = [arg.replace("{tmp}", str(tmp_path)) for arg in argv]
     records = str(runs["tbw"])

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from agents.arena import check_ray_address, run_round_robin
+from agents.learning import rllib, rllib_training
 from scripts import train_rllib
 
 HAS_RAY = importlib.util.find_spec("ray") is not None
@@ -30,7 +31,7 @@ TINY = dict(train_batch_size=600, minibatch_size=200, num_epochs=1, hidden=(64,)
 
 @pytest.fixture(scope="module")
 def ray_session():
-    """One local Ray for the module: run_round_robin and train_rllib.train reuse a running Ray
+    """One local Ray for the module: run_round_robin and rllib_training.train reuse a running Ray
     (connect_ray) and leave it up."""
     import ray
 
@@ -87,14 +88,14 @@ def test_train_rllib_rejects_bad_arguments(argv, message, capsys):
 ])
 def test_train_rejects_bad_input_before_starting_ray(kwargs, message, tmp_path):
     with pytest.raises(ValueError, match=message):
-        train_rllib.train("tbw", out=tmp_path, **kwargs)
+        rllib_training.train("tbw", out=tmp_path, **kwargs)
     assert not any(tmp_path.iterdir())
 
 
 def test_learner_seat_alternates_between_episodes_and_is_stable():
     ids = [f"{i:032x}" for i in range(200)]
-    seats = [train_rllib.seat_of_learner(i) for i in ids]
-    assert seats == [train_rllib.seat_of_learner(i) for i in ids]
+    seats = [rllib.seat_of_learner(i) for i in ids]
+    assert seats == [rllib.seat_of_learner(i) for i in ids]
     assert 60 < sum(seats) < 140
 
 
@@ -113,10 +114,10 @@ def test_missing_ray_gives_an_install_hint(capsys):
 def _module_for(game: str):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    aec = train_rllib.make_pettingzoo_env(game, VARIANTS[game])
+    aec = rllib.make_pettingzoo_env(game, VARIANTS[game])
     aec.reset(seed=0)
     agent = aec.agent_selection
-    spec = RLModuleSpec(module_class=train_rllib._module_class(),
+    spec = RLModuleSpec(module_class=rllib.masked_ppo_module_class(),
                         observation_space=aec.observation_space(agent),
                         action_space=aec.action_space(agent),
                         model_config={"fcnet_hiddens": [32]})
@@ -139,7 +140,7 @@ def test_masking_module_gives_masked_actions_no_probability(game):
         assert np.all(probs[~mask] == 0.0) and probs[mask].sum() == pytest.approx(1.0, abs=1e-5)
     samples = torch.distributions.Categorical(logits=logits).sample((500,)).numpy()
     assert mask[samples].all()
-    assert mask[train_rllib.greedy_action(module, obs)]
+    assert mask[rllib.greedy_action(module, obs)]
     values = module.compute_values(batch)
     assert values.shape == (1,) and torch.isfinite(values).all()
     # The AEC convention's all-zero mask (terminal observations) stays finite: uniform.
@@ -154,8 +155,8 @@ def test_masking_module_rejects_other_observations():
     import gymnasium as gym
 
     with pytest.raises(ValueError, match="needs the Dict observation space"):
-        train_rllib._module_class()(observation_space=gym.spaces.Box(0, 1, (4,)),
-                                    action_space=gym.spaces.Discrete(2))
+        rllib.masked_ppo_module_class()(observation_space=gym.spaces.Box(0, 1, (4,)),
+                                        action_space=gym.spaces.Discrete(2))
 
 
 @needs_rllib
@@ -163,7 +164,7 @@ def test_masking_module_rejects_other_observations():
 def test_rllib_env_check_passes_on_the_pettingzoo_adapter(game):
     from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
-    env = train_rllib.make_env({"game": game, "variant": VARIANTS[game]})
+    env = rllib.make_env({"game": game, "variant": VARIANTS[game]})
     check_multiagent_environments(env)
     obs, _ = env.reset(seed=1)
     assert list(obs) == ["player_0"]  # only the agent to move observes (turn-based)
@@ -176,8 +177,8 @@ def test_rllib_env_check_passes_on_the_pettingzoo_adapter(game):
 @pytest.mark.slow
 @pytest.mark.parametrize("game", ["tbw", "junqi"])
 def test_train_rllib_one_iteration_in_local_mode(game, tmp_path, ray_session):
-    summary = train_rllib.train(game, iterations=1, num_env_runners=0, address="local",
-                                out=tmp_path, eval_games=2, verbose=False, **TINY)
+    summary = rllib_training.train(game, iterations=1, num_env_runners=0, address="local",
+                                   out=tmp_path, eval_games=2, verbose=False, **TINY)
     assert summary["iterations"] == 1 and summary["env_steps"] >= TINY["train_batch_size"]
     assert summary["illegal_endings"] == 0
     assert 0.0 <= summary["final_eval_score"] <= 1.0
@@ -192,14 +193,14 @@ def test_train_rllib_one_iteration_in_local_mode(game, tmp_path, ray_session):
     from ray.rllib.core.rl_module.rl_module import RLModule
 
     module = RLModule.from_checkpoint(
-        tmp_path / "checkpoint" / "learner_group" / "learner" / "rl_module" / train_rllib.LEARNER)
-    aec = train_rllib.make_pettingzoo_env(game, VARIANTS[game])
+        tmp_path / "checkpoint" / "learner_group" / "learner" / "rl_module" / rllib.LEARNER)
+    aec = rllib.make_pettingzoo_env(game, VARIANTS[game])
     aec.reset(seed=3)
     for _ in range(20):
         obs, _, terminated, truncated, _ = aec.last()
         if terminated or truncated:
             break
-        action = train_rllib.greedy_action(module, obs)
+        action = rllib.greedy_action(module, obs)
         assert obs["action_mask"][action] == 1
         aec.step(action)
 
@@ -212,32 +213,32 @@ def test_frozen_opponent_on_an_env_runner_actor(ray_session):
     the env runner."""
     import torch
 
-    config = train_rllib.build_config("tbw", VARIANTS["tbw"], num_env_runners=1,
-                                      opponent="frozen", **TINY)
+    config = rllib.build_config("tbw", VARIANTS["tbw"], num_env_runners=1,
+                                opponent="frozen", **TINY)
     algo = config.build_algo()
     try:
         result = algo.train()
         assert 0.0 <= result["env_runners"]["learner_score"] <= 1.0
         assert result["env_runners"]["illegal_endings"] == 0
         weights = algo.learner_group.get_weights()
-        before = weights[train_rllib.FROZEN]
-        after_training = weights[train_rllib.LEARNER]
+        before = weights[rllib.FROZEN]
+        after_training = weights[rllib.LEARNER]
         assert any(not torch.equal(torch.as_tensor(before[k]), torch.as_tensor(after_training[k]))
                    for k in before)
-        train_rllib.refresh_frozen(algo)
+        rllib.refresh_frozen(algo)
         weights = algo.learner_group.get_weights()
-        for key, value in weights[train_rllib.LEARNER].items():
-            assert np.array_equal(np.asarray(weights[train_rllib.FROZEN][key]), np.asarray(value))
+        for key, value in weights[rllib.LEARNER].items():
+            assert np.array_equal(np.asarray(weights[rllib.FROZEN][key]), np.asarray(value))
         runners = algo.env_runner_group.foreach_env_runner(
             lambda runner: {k: np.asarray(v) for k, v in
-                            runner.module[train_rllib.FROZEN].get_state(inference_only=True)
+                            runner.module[rllib.FROZEN].get_state(inference_only=True)
                             .items()},
             local_env_runner=True)
         assert len(runners) == 2  # the local env runner and the remote one
         for frozen in runners:
-            assert frozen and frozen.keys() <= weights[train_rllib.LEARNER].keys()
+            assert frozen and frozen.keys() <= weights[rllib.LEARNER].keys()
             for key, value in frozen.items():
-                assert np.array_equal(value, np.asarray(weights[train_rllib.LEARNER][key]))
+                assert np.array_equal(value, np.asarray(weights[rllib.LEARNER][key]))
     finally:
         algo.stop()
 

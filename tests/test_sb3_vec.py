@@ -13,8 +13,8 @@ from gymnasium import spaces
 
 pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed (train extra)")
 
+from agents.learning.sb3_vec import MaskedSB3VecEnv  # noqa: E402
 from tbw_envs import junqi_v0, tbw_v0  # noqa: E402
-from tbw_envs.sb3_vec import MaskedSB3VecEnv  # noqa: E402
 
 GAMES = {
     "tbw": lambda: tbw_v0.parallel_env(scenario="duel_5v5_8x8"),

@@ -12,7 +12,8 @@ import pytest
 from pettingzoo.utils import wrappers
 
 from tbw_envs import junqi_v0, tbw_v0
-from tbw_envs.aec_wrappers import IllegalMoveError, StandardWrapper
+from tbw_envs.aec_wrappers import StandardWrapper
+from tbw_envs.core.errors import IllegalActionError
 
 SHORT = {
     "tbw": (tbw_v0, {"scenario": "paper_figure3"}),
@@ -101,7 +102,7 @@ def test_an_illegal_move_ends_the_game_with_minus_one_for_the_mover(game):
     illegal = int(np.flatnonzero(env.observe(mover)["action_mask"] == 0)[0])
     raw = module.raw_env(**kwargs)
     raw.reset(seed=0)
-    with pytest.raises(IllegalMoveError, match=f"illegal action {illegal}"):
+    with pytest.raises(IllegalActionError, match=f"illegal action {illegal}"):
         raw.step(illegal)  # a ValueError, as before; env() turns it into the end of the game
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

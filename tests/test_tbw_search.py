@@ -7,12 +7,12 @@ import pytest
 from test_tbw_search_helpers import close, random_state, replay
 
 from agents.random_agent import RandomAgent
-from agents.tbw import _kernel as _tbw_kernel
 from agents.tbw import table2
 from agents.tbw.evaluation import DefaultEvaluation
 from agents.tbw.greedy import GreedyAgent
 from agents.tbw.search import TBWSearchAgent, next_permutation, plan_turn
-from agents.tbw.search_model import TurnModel
+from agents.tbw.search import kernel as _tbw_kernel
+from agents.tbw.search.model import TurnModel
 from agents.tbw.table2 import (
     MOVEMENTS,
     PLACEMENTS,

@@ -10,10 +10,10 @@ import time
 import pytest
 from test_tbw_search_helpers import close, replay
 
-from agents.tbw import _kernel as _tbw_kernel
 from agents.tbw.evaluation import DefaultEvaluation
 from agents.tbw.search import Budget, PlanEnumeration, TBWSearchAgent, plan_turn
-from agents.tbw.search_model import Evaluator, TurnModel
+from agents.tbw.search import kernel as _tbw_kernel
+from agents.tbw.search.model import Evaluator, TurnModel
 from tbw_envs.tbw import parse_scenario
 
 needs_numba = pytest.mark.skipif(not _tbw_kernel.HAVE_NUMBA, reason="numba not installed")
@@ -147,7 +147,7 @@ def test_a_seconds_budget_counts_from_the_call_not_from_the_search(monkeypatch):
     """Building the turn's model is part of the budget: when it alone takes longer than the
     budget, the search stops at its first clock check (4096 ops1) instead of running the
     whole budget again."""
-    import agents.tbw.search as search
+    import agents.tbw.search.agent as search
 
     class SlowModel(TurnModel):
         def __init__(self, state):
@@ -164,7 +164,7 @@ def test_a_seconds_budget_counts_from_the_call_not_from_the_search(monkeypatch):
 
 
 def test_agent_time_budget_leaves_a_margin(monkeypatch):
-    import agents.tbw.search as search
+    import agents.tbw.search.agent as search
 
     seen = []
     real = search.plan_turn

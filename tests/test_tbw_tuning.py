@@ -12,7 +12,12 @@ import pytest
 import yaml
 from test_tbw_search_helpers import close, random_scenario_dict, random_state, replay
 
-from agents.tbw import _kernel as _tbw_kernel
+from agents.learning.tbw_tuning import (
+    LEARNED_FEATURES,
+    STATE_FEATURES,
+    TBWTuningConfig,
+    TBWWeightTuner,
+)
 from agents.tbw.evaluation import (
     FEATURE_NAMES,
     DefaultEvaluation,
@@ -22,12 +27,7 @@ from agents.tbw.evaluation import (
     weights_path,
 )
 from agents.tbw.search import TBWSearchAgent, plan_turn
-from agents.tbw.tuning import (
-    LEARNED_FEATURES,
-    STATE_FEATURES,
-    TBWTuningConfig,
-    TBWWeightTuner,
-)
+from agents.tbw.search import kernel as _tbw_kernel
 
 needs_numba = pytest.mark.skipif(not _tbw_kernel.HAVE_NUMBA, reason="numba not installed")
 

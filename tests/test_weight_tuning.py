@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from agents.junqi.evaluation import FEATURE_NAMES, JunqiEvaluation, load_eval_config
-from agents.junqi.tuning import STATE_FEATURES, JunqiTuningConfig, JunqiWeightTuner
-from agents.linear_q import LinearQ, feature_scales
+from agents.learning.junqi_tuning import STATE_FEATURES, JunqiTuningConfig, JunqiWeightTuner
+from agents.learning.linear_q import LinearQ, feature_scales
 
 
 # ------------------------------------------------------------------------ LinearQ

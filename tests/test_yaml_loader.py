@@ -1,4 +1,4 @@
-"""The one YAML loader (``tbw_envs.yaml_loader``) and the two schemas that use it: each hostile
+"""The one YAML loader (``tbw_envs.core.yaml_loader``) and the two schemas that use it: each hostile
 or broken file is refused with an error that names the file and the problem, and the caches in
 front of rule sets see edits and stay bounded."""
 
@@ -10,11 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tbw_envs.configs_path import configs_dir
-from tbw_envs.junqi import JunqiRules, JunqiState, load_layout, load_rules
-from tbw_envs.junqi.rules import RulesError
-from tbw_envs.tbw import ScenarioError, load_scenario
-from tbw_envs.yaml_loader import (
+from tbw_envs.core.configs_path import configs_dir
+from tbw_envs.core.yaml_loader import (
     MAX_DEPTH,
     MAX_FILE_BYTES,
     ConfigError,
@@ -22,6 +19,9 @@ from tbw_envs.yaml_loader import (
     load_yaml,
     parse_yaml,
 )
+from tbw_envs.junqi import JunqiRules, JunqiState, load_layout, load_rules
+from tbw_envs.junqi.rules import RulesError
+from tbw_envs.tbw import ScenarioError, load_scenario
 
 # The classic "billion laughs": nine levels of ten aliases each, 10**9 strings once expanded.
 BILLION_LAUGHS = "lol0: &lol0 lol\n" + "".join(
@@ -41,7 +41,7 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 @pytest.fixture(params=["libyaml", "pure"])
 def parser(request, monkeypatch):
     """Run a test on both parsers the loader may use (libyaml's when PyYAML has it)."""
-    from tbw_envs import yaml_loader
+    from tbw_envs.core import yaml_loader
 
     if request.param == "pure":
         monkeypatch.setattr(yaml_loader, "_StrictLoader", yaml_loader._PureStrictLoader)
@@ -204,13 +204,13 @@ def test_an_edited_rules_file_is_read_again(tmp_path):
 
 
 def test_rule_set_table_cache_is_bounded():
-    from tbw_envs.junqi.state import _tables
+    from tbw_envs.junqi.state import move_tables
 
-    limit = _tables.cache_info().maxsize
+    limit = move_tables.cache_info().maxsize
     assert limit is not None
     for i in range(limit + 20):
         JunqiState(JunqiRules(name=f"variant {i}", description=f"built on the fly {i}"))
-    assert _tables.cache_info().currsize <= limit
+    assert move_tables.cache_info().currsize <= limit
 
 
 @pytest.mark.parametrize(

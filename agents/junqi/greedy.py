@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from agents.junqi.deployment import BASE_PARAMS, BELIEF, WEIGHTS, JunqiAgentBase
+from agents.common.params import check_params
+from agents.junqi.base import BASE_PARAMS, BELIEF, WEIGHTS, JunqiAgentBase
+from agents.junqi.belief import DEFAULT_BELIEF, make_belief
 from agents.junqi.evaluation import JunqiEvaluation
-from agents.params import check_params
 
 
 class GreedyEvalAgent(JunqiAgentBase):
@@ -17,15 +18,11 @@ class GreedyEvalAgent(JunqiAgentBase):
     def __init__(self, belief: str | None = None, weights="default", seed: int | None = None,
                  layout: str = "random"):
         super().__init__(seed=seed, layout=layout)
-        from agents.junqi.belief import DEFAULT_BELIEF
-
         check_params(self.PARAMS, type(self).__name__, belief=belief, weights=weights)
         self.belief_name = DEFAULT_BELIEF if belief is None else belief
         self.evaluation = JunqiEvaluation(weights)
 
     def choose(self, view, actions: list[int]) -> int:
-        from agents.junqi.belief import make_belief
-
         context = self.evaluation.context(view, make_belief(self.belief_name, view))
         scores = context.scores(actions)
         best = max(scores)

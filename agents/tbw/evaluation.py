@@ -4,7 +4,8 @@ An evaluation is any callable ``evaluate(state, side) -> float``: it scores ``st
 ``TBWState`` as the core produces it after a plan, so the turn may already have passed to the
 other side) from ``side``'s point of view; larger is better for ``side``. The side is passed
 explicitly because the core ends the turn automatically after the last unit acts, so the state
-alone cannot say who just moved.
+alone cannot say who just moved. The planners also take ``evaluate(state)``, scored for the side
+that moved (``as_two_argument_evaluation``).
 
 ``DefaultEvaluation`` (the default) adds, for ``side`` = "us" and the other side = "them":
 
@@ -17,8 +18,8 @@ alone cannot say who just moved.
   enemies that could reach it next turn (board distance <= their movement + maximum range;
   terrain ignored, a cheap over-estimate of the threat);
 * exposure: the same threat sum, ``x exposure_weight``, for every living unit of ours (keeps
-  units out of reach unless the attack pays; 2.0 won most games against the greedy baseline
-  in a small sweep over 0, 0.5, 1, 2);
+  units out of reach unless the attack pays; the default weight came out of a small sweep
+  against the greedy baseline);
 * position: ``-position_weight x`` the board distance from each of our living units to the
   nearest living enemy (draws the army forward when nothing is in reach);
 * an optional per-tile bonus ``tile_bonus[tile]`` for each of our living units (objectives,
@@ -52,6 +53,7 @@ The weights are data: ``configs/agents/tbw_eval_default.yaml`` holds the default
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -61,9 +63,9 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from tbw_envs.configs_path import configs_dir
-from tbw_envs.contract import check_text, is_integer, is_real_number, short_list, short_repr
-from tbw_envs.yaml_loader import ConfigError, is_file, load_yaml, number_text_hint
+from tbw_envs.core.configs_path import configs_dir
+from tbw_envs.core.contract import check_text, is_integer, is_real_number, short_list, short_repr
+from tbw_envs.core.yaml_loader import ConfigError, is_file, load_yaml, number_text_hint
 
 FEATURE_NAMES = ("material", "kills", "victory", "leader_threat", "exposure", "distance")
 NUM_FEATURES = len(FEATURE_NAMES)
@@ -234,15 +236,28 @@ class _DefaultDecomposition(Decomposition):
         return tuple(out)
 
 
-def default_evaluation() -> DefaultEvaluation:
-    return DefaultEvaluation()
-
-
 def decomposition_of(evaluate, root, side: int) -> Decomposition | None:
     """The evaluation's decomposition for this turn, or None when it offers none."""
     if getattr(evaluate, "decomposable", False) and hasattr(evaluate, "decompose"):
         return evaluate.decompose(root, side)
     return None
+
+
+def as_two_argument_evaluation(evaluate):
+    """Accept ``evaluate(state)`` as well as ``evaluate(state, side)``: a one-argument
+    evaluation scores for ``state.last_side``, the side that moved."""
+    if not callable(evaluate):
+        raise TypeError(f"evaluate must be callable, got {type(evaluate).__name__} "
+                        f"{short_repr(evaluate)}")
+    try:
+        params = inspect.signature(evaluate).parameters.values()
+    except (TypeError, ValueError):  # builtins without a signature: assume (state, side)
+        return evaluate
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    takes_varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
+    if len(positional) == 1 and not takes_varargs:
+        return lambda state, side: evaluate(state)
+    return evaluate
 
 
 # ---------------------------------------------------------------------------------- features
@@ -357,7 +372,7 @@ def load_evaluation(spec=None) -> DefaultEvaluation:
     ``configs/agents/tbw_eval_<name>.yaml``), a YAML path, a mapping of feature weights, or a
     ``DefaultEvaluation`` (returned as is). None means ``default``.
 
-    A file goes through the project's strict YAML loader (``tbw_envs.yaml_loader``) and holds
+    A file goes through the project's strict YAML loader (``tbw_envs.core.yaml_loader``) and holds
     ``name`` (optional, a string) and ``weights``: every feature of ``FEATURE_NAMES`` once,
     each a real number with ``|w| <= MAX_WEIGHT`` (1e6), the victory weight positive. Anything
     else raises ``ConfigError`` (a ValueError) naming the file and the field."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from agents.params import SEED, check_seed
+from agents.common.params import SEED, check_seed
 from tbw_envs.tbw import END_TURN
 
 

@@ -13,7 +13,7 @@ crossover* (each unit's whole gene from either parent) always yields a valid ord
 keeps its action together with its place in the order.
 
 Replay and repair. A genome is replayed from the turn's start state on the search model's small
-mutable lists (positions, occupancy, enemy Hp, dead mask; ``agents.tbw.search_model``, the rules
+mutable lists (positions, occupancy, enemy Hp, dead mask; ``agents.tbw.search.model``, the rules
 the single-turn search uses). A unit whose action has become illegal (its tile taken by a unit
 that moved earlier or not reachable with the enemies still alive, its target dead or out of
 reach) is repaired to the *nearest* legal action: the legal tile closest (board distance, then
@@ -27,13 +27,12 @@ Fitness is the single-turn search's end-of-turn evaluation, ``evaluate(state, si
 (``DefaultEvaluation()`` by default) of the game state after the plan, with ``side`` = the
 mover, computed as the exact solver computes it: when the evaluation offers a decomposition
 (``DefaultEvaluation`` does), from its per-unit tile tables and the enemies' Hp, without building
-a game state (``search_model.Evaluator.leaf``, equal to the callable's value, which the tests
-check); otherwise the plan is applied to a clone of the start state (the core checks every action
-again) and the callable is called. A fitness call through the tables costs about 1% of one through
-the callable, which matters on the big maps: with the callable, a 1 s budget on
-``battle_10v10_16x16`` scored little more than the seed plans; with the tables it runs hundreds
-of generations (``scripts/bench_oep.py``, docs/results.md). End states already seen this turn
-(the same positions and Hp) reuse their value, and many children are such duplicates.
+a game state (``agents.tbw.search.model.Evaluator.leaf``, equal to the callable's value, which
+the tests check); otherwise the plan is applied to a clone of the start state (the core checks
+every action again) and the callable is called. The tables cost a small fraction of a call of
+the callable, which decides how many generations fit in a time budget on the big maps
+(``scripts/bench_oep.py``, docs/results.md). End states already seen this turn (the same
+positions and Hp) reuse their value, and many children are such duplicates.
 
 Evolution (each generation): the population is sorted by fitness and the best half survives
 (elitism, so the best value never decreases); the other half is refilled by children of two
@@ -41,9 +40,8 @@ survivors drawn uniformly at random: uniform crossover, then, with probability
 ``mutation_rate``, one mutation: a random unit either takes a new random action (3 times in 4;
 an attack half the time when it has any, otherwise attacks are a small share of its actions
 and random genomes would rarely attack) or swaps its place in the order with another unit.
-``mutation_rate`` is 0.5 by default: on 24 random states of three scenarios (2 seeds each, 20
-generations) 0.1 reached the exact solver's optimum in 40 of 48 runs, 0.5 and 1.0 in 46, 1.0
-with 36% more evaluations (docs/results.md).
+``mutation_rate`` is 0.5 by default: in a sweep against the exact solver's optimum it reached
+the optimum as often as 1.0 with fewer evaluations, and more often than 0.1 (docs/results.md).
 
 Initial population: the greedy script's plan (``GreedyAgent`` played out on a copy of the
 state: a sensible plan at once, so OEP never plays a turn worse, by the evaluation, than that
@@ -56,7 +54,8 @@ dropped (the greedy, idle and focus plans come first).
 
 Budgets: ``seconds`` per turn (anytime: the clock is checked before every genome is scored, and
 an evaluation is not started when the longest evaluation so far would cross the deadline; the
-deadline is 95% of ``seconds``, so that a busy machine's scheduling noise stays within it) or
+deadline keeps ``TIME_MARGIN`` of ``seconds`` back, so that a busy machine's scheduling noise
+stays within it) or
 ``generations`` (deterministic for a seed, for tests and reproducible arenas). The run also
 stops when ``STALL_GENERATIONS`` generations in a row produce no end state not seen before (the
 population has converged on a small turn; more generations would only re-score known plans).
@@ -69,7 +68,8 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from agents.params import (
+from agents.common.budget import TIME_MARGIN, Deadline
+from agents.common.params import (
     MAX_COUNT,
     MAX_POPULATION,
     OPTIONAL_SECONDS,
@@ -81,10 +81,10 @@ from agents.params import (
     check_params,
     check_seed,
 )
-from agents.tbw.evaluation import DefaultEvaluation, decomposition_of
+from agents.tbw.evaluation import DefaultEvaluation, as_two_argument_evaluation, decomposition_of
 from agents.tbw.greedy import GreedyAgent
-from agents.tbw.search import TIME_MARGIN, TurnPlanAgent, _two_argument_evaluation
-from agents.tbw.search_model import FREE, Evaluator, TurnModel
+from agents.tbw.search.agent import TurnPlanAgent
+from agents.tbw.search.model import FREE, Evaluator, TurnModel
 
 DEFAULT_SECONDS = 1.0
 DEFAULT_POPULATION = 100
@@ -95,7 +95,7 @@ STALL_GENERATIONS = 25
 
 _UNSET = object()
 
-# The parameters of ``OEPAgent`` and ``evolve_turn`` (``agents.params``).
+# The parameters of ``OEPAgent`` and ``evolve_turn`` (``agents.common.params``).
 PARAMS = {
     "seconds": OPTIONAL_SECONDS,  # finite, > 0, at most MAX_SECONDS
     "generations": Int(low=0, high=MAX_COUNT, optional=True),
@@ -146,23 +146,6 @@ class OEPResult:
     seed_values: dict[str, float]  # the seeded genomes' fitness ("greedy", "idle", "random")
 
 
-class _Clock:
-    def __init__(self, seconds: float | None, started: float):
-        self.deadline = None if seconds is None else started + seconds * (1 - TIME_MARGIN)
-        self.longest_eval = 0.0
-
-    def allows(self, evaluation: bool) -> bool:
-        """Whether there is time left, and with ``evaluation`` time for one more evaluation
-        (the longest one so far: a conservative guess on a busy machine)."""
-        if self.deadline is None:
-            return True
-        return time.perf_counter() + (self.longest_eval if evaluation else 0.0) <= self.deadline
-
-
-class OutOfTime(Exception):
-    pass
-
-
 class TurnProblem:
     """One turn of the side to move in ``state``: replay with repair, fitness, random genomes.
 
@@ -174,7 +157,7 @@ class TurnProblem:
         self.side = model.side
         self.n = model.n
         self.evaluate = (
-            DefaultEvaluation() if evaluate is None else _two_argument_evaluation(evaluate)
+            DefaultEvaluation() if evaluate is None else as_two_argument_evaluation(evaluate)
         )
         self.evaluator = Evaluator(
             model, self.evaluate, decomposition_of(self.evaluate, state, self.side)
@@ -189,6 +172,8 @@ class TurnProblem:
             self._moves.append([(t, -1) for t in tiles])
             self._attacks.append([(t, e) for t in tiles for e in model.targets(i, t)])
         self._values: dict[tuple, float] = {}
+        # The longest evaluation so far: a conservative guess of the next one on a busy machine.
+        self.longest_evaluation = 0.0
         self.evaluations = 0
         self.replays = 0
         self.repairs = 0
@@ -349,22 +334,26 @@ class TurnProblem:
             state.apply(self.model.encode(i, tile, target))
         return state
 
-    def score(self, genome: Genome, clock: _Clock | None = None, force: bool = False) -> bool:
-        """Replay and set ``genome.value``; False (genome unscored) when ``clock`` leaves no
-        time for this genome (unless ``force``)."""
-        if clock is not None and not force and not clock.allows(evaluation=False):
+    def score(self, genome: Genome, deadline: Deadline | None = None,
+              force: bool = False) -> bool:
+        """Replay and set ``genome.value``; False (genome unscored) when ``deadline`` leaves no
+        time for this genome, or for one more evaluation as long as the longest so far (unless
+        ``force``)."""
+        watched = deadline is not None and not force
+        if watched and not deadline.allows():
             return False
         key = self.replay(genome)
         value = self._values.get(key)
         if value is None:
-            if clock is not None and not force and not clock.allows(evaluation=True):
+            if watched and not deadline.allows(self.longest_evaluation):
                 return False
             started = time.perf_counter()
             value = self.fitness(key, genome.plan)
             self._values[key] = value
             self.evaluations += 1
-            if clock is not None:
-                clock.longest_eval = max(clock.longest_eval, time.perf_counter() - started)
+            if deadline is not None:
+                self.longest_evaluation = max(self.longest_evaluation,
+                                              time.perf_counter() - started)
         genome.value = value
         return True
 
@@ -407,7 +396,7 @@ def evolve_turn(state, seconds=None, generations=None, population: int = DEFAULT
         value = float(problem.evaluate(end, problem.side))
         return OEPResult(value, [state.end_turn_action], [], 0, 1, 0, 0,
                          time.perf_counter() - started, "no units", {})
-    clock = _Clock(seconds, started)
+    deadline = Deadline(seconds, started, margin=TIME_MARGIN)
 
     # Initial population: the greedy script's plan, the idle plan, then random genomes.
     seeds = [("greedy", problem.greedy_genome(rng.randrange(2**31))),
@@ -418,7 +407,7 @@ def evolve_turn(state, seconds=None, generations=None, population: int = DEFAULT
     stopped = None
     for k in range(population):
         name, genome = seeds[k] if k < len(seeds) else ("random", problem.random_genome(rng))
-        if not problem.score(genome, clock, force=not pop):  # the first is always scored
+        if not problem.score(genome, deadline, force=not pop):  # the first is always scored
             stopped = "time"
             break
         pop.append(genome)
@@ -442,7 +431,7 @@ def evolve_turn(state, seconds=None, generations=None, population: int = DEFAULT
             child = problem.crossover(rng.choice(survivors), rng.choice(survivors), rng)
             if rng.random() < mutation_rate:
                 problem.mutate(child, rng)
-            if not problem.score(child, clock):
+            if not problem.score(child, deadline):
                 stopped = "time"
                 break
             pop.append(child)

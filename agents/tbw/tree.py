@@ -63,7 +63,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.params import (
+from agents.common.budget import Deadline, OutOfBudget
+from agents.common.params import (
     MAX_COUNT,
     MAX_NODES,
     MAX_TREE_DEPTH,
@@ -81,8 +82,9 @@ from agents.params import (
     check_seed,
 )
 from agents.tbw.evaluation import Decomposition, DefaultEvaluation, decomposition_of
-from agents.tbw.search import Budget, TurnPlanAgent, plan_turn
-from tbw_envs.contract import short_repr
+from agents.tbw.search.agent import TurnPlanAgent, plan_turn
+from agents.tbw.search.budget import Budget
+from tbw_envs.core.contract import short_repr
 
 WIN = 1e12  # a finished game, far above any evaluation (DefaultEvaluation's win is 1e6)
 FORBIDDEN = 1e15  # the shaping penalty of an Hp outcome an earlier child already took
@@ -91,8 +93,8 @@ RESERVE = 0.15  # the part of a time budget kept back from the solves
 ROOT_RESERVE = 0.05  # the same for the root's first solve (the fallback plan)
 
 # Recipes: how the i-th child of a node is asked for (see the module docstring).
-# Postures first: without them (only new Hp outcomes) the search drew all 20 duel games
-# against the single-turn agent (docs/tbw_tree.md).
+# Postures first: without them (only new Hp outcomes) every child of a standoff is the same
+# idle plan, and the search only drew against the single-turn agent (docs/tbw_tree.md).
 DEFAULT_RECIPES = ("best", "advance:3", "other", "advance:1", "advance:10", "other",
                    "retreat:3", "other")
 DEFAULT_REPLY_RECIPES = ("best", "other", "advance:3", "other")
@@ -248,10 +250,6 @@ class _ShapedDecomposition(Decomposition):
 # ================================================================== the tree
 
 
-class _Stop(Exception):
-    """The search budget is spent."""
-
-
 def state_key(state) -> tuple:
     """What identifies a TBW position for the search (the scenario is fixed per search)."""
     return (state.current_side, state.turn, state.terminal, tuple(state.hp), tuple(state.pos),
@@ -328,11 +326,10 @@ class TurnTreeSearch:
         self.started = time.perf_counter()
         # Solves stop at the deadline, a reserve before the budget's end for what follows a
         # solve (building the plan's state, returning); the reserve is RESERVE of the budget.
-        self.deadline = None if seconds is None else self.started + seconds * (1.0 - RESERVE)
+        self.deadline = Deadline(seconds, self.started, margin=RESERVE)
         # The root's first solve is followed by nothing but building its plan when the clock
         # cuts it, so it may run closer to the end (big maps: fewer cut-short root plans).
-        self.root_deadline = (None if seconds is None
-                              else self.started + seconds * (1.0 - ROOT_RESERVE))
+        self.root_deadline = Deadline(seconds, self.started, margin=ROOT_RESERVE)
         self.solves = 0
         self.solve_seconds = 0.0
         self.cut_short = 0
@@ -345,34 +342,29 @@ class TurnTreeSearch:
     # ------------------------------------------------------------------ budget
     def _check_budget(self) -> None:
         if self.max_solves is not None and self.solves >= self.max_solves:
-            raise _Stop
-        if self.deadline is not None:
-            # A solve that the clock cuts is thrown away: do not start one that would not
-            # finish, judged by the mean solve so far.
-            mean = self.solve_seconds / self.solves if self.solves else 0.0
-            if time.perf_counter() + 2.0 * mean >= self.deadline:
-                raise _Stop
+            raise OutOfBudget
+        # A solve that the clock cuts is thrown away: do not start one that would not finish,
+        # judged by the mean solve so far.
+        mean = self.solve_seconds / self.solves if self.solves else 0.0
+        if self.deadline.passed(ahead=2.0 * mean):
+            raise OutOfBudget
 
     def _solve(self, state, evaluate, first: bool):
         """One single-turn search; ``first``: the root's fallback plan, made whatever the
         budget."""
         if not first:
             self._check_budget()
-        seconds = None
-        if self.deadline is not None:
-            deadline = self.root_deadline if first else self.deadline
-            seconds = max(0.0, deadline - time.perf_counter())
+        seconds = (self.root_deadline if first else self.deadline).remaining()
         started = time.perf_counter()
         result = plan_turn(state, "exact", evaluate=evaluate,
                            budget=Budget(nodes=self.solve_nodes, seconds=seconds))
         self.solves += 1
         self.solve_seconds += time.perf_counter() - started
         if not result.complete:
-            timed_out = self.deadline is not None and time.perf_counter() >= self.deadline
             if first:
                 self.root_complete = False
-            elif timed_out:
-                raise _Stop  # a plan cut by the clock: not comparable, and no time is left
+            elif self.deadline.passed():
+                raise OutOfBudget  # a plan cut by the clock: not comparable, no time is left
             self.cut_short += 1
         return result
 
@@ -519,7 +511,7 @@ class TurnTreeSearch:
                     order = [p for _, p in sorted(scored, key=lambda vp: -vp[0])]
                     done_depth, partial, scored = depth, 0, []
                     depth += 2
-        except _Stop:
+        except OutOfBudget:
             if scored:  # the stopped iteration finished the previous best, and maybe more
                 choice_value, choice = self._choose(scored)
                 values = [(p.recipe, v) for v, p in scored]
@@ -577,9 +569,9 @@ class TBWTreeAgent(TurnPlanAgent):
     ``tolerance``: see ``_choose``; ``reuse``: keep last turn's nodes. The search is
     deterministic except through the clock and ``noise:S`` recipes, which ``seed`` drives.
     ``history`` holds every ``TreeResult`` of the game (depth reached, solves, seconds, whether
-    the root's single-turn solve finished). Limits (``agents.params``, checked when the agent is
-    built): ``seconds`` finite and at most 3600, ``depth`` at most ``MAX_TREE_DEPTH`` (100: the
-    search recurses once per turn), ``solve_nodes`` at most ``MAX_NODES``.
+    the root's single-turn solve finished). Limits (``agents.common.params``, checked when the
+    agent is built): ``seconds`` finite and at most 3600, ``depth`` at most ``MAX_TREE_DEPTH``
+    (100: the search recurses once per turn), ``solve_nodes`` at most ``MAX_NODES``.
     """
 
     PARAMS = {

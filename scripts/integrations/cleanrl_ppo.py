@@ -33,6 +33,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from tbw_envs.games import game_names, get_game
+
 
 @dataclass
 class Args:
@@ -59,13 +61,10 @@ class Args:
 
 def make_env(args: Args):
     def thunk():
-        from tbw_envs.wrappers import make_junqi_single, make_tbw_single
-
-        if args.game == "tbw":
-            return make_tbw_single(scenario=args.scenario, learner_seat="alternate",
-                                   mask_in_obs=args.dict_obs)
-        return make_junqi_single(rules=args.rules, learner_seat="alternate",
-                                 mask_in_obs=args.dict_obs)
+        game = get_game(args.game)
+        variant = {game.variant_flag: getattr(args, game.variant_flag)}  # scenario= or rules=
+        return game.single_agent_env(**variant, learner_seat="alternate",
+                                     mask_in_obs=args.dict_obs)
 
     return thunk
 
@@ -214,7 +213,7 @@ def ppo(envs, space, action_space, args: Args) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     defaults = Args()
-    parser.add_argument("--game", choices=["tbw", "junqi"], default=defaults.game)
+    parser.add_argument("--game", choices=game_names(), default=defaults.game)
     parser.add_argument("--scenario", default=defaults.scenario, help="TBW scenario")
     parser.add_argument("--rules", default=defaults.rules, help="Junqi rule set")
     for name in ("seed", "iterations", "num_envs", "num_steps", "hidden"):

@@ -24,12 +24,11 @@ from __future__ import annotations
 import argparse
 
 from tbw_envs.aec_wrappers import FlatObservationsWrapper
+from tbw_envs.games import game_names, get_game
 
 
 def make_aec(game: str):
-    from tbw_envs import junqi_v0, tbw_v0
-
-    aec = tbw_v0.env(scenario="duel_5v5_8x8") if game == "tbw" else junqi_v0.env()
+    aec = get_game(game).env()  # the AEC env on the game's default scenario or rule set
     return FlatObservationsWrapper(aec)  # glue 1
 
 
@@ -83,7 +82,7 @@ def run(game: str = "tbw", iterations: int = 1, num_env_runners: int = 0,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", choices=["tbw", "junqi"], default="tbw")
+    parser.add_argument("--game", choices=game_names(), default="tbw")
     parser.add_argument("--iterations", type=int, default=1)
     parser.add_argument("--num-env-runners", type=int, default=0)
     parser.add_argument("--address", default=None,

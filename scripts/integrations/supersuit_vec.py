@@ -20,9 +20,9 @@ rewards (+1/-1 at the end) and values. The PPO loop is ``cleanrl_ppo.ppo``, the 
 the CleanRL-style recipe. Verified with supersuit 3.11.0, pettingzoo 1.27.0.
 
 ``--sb3``: sb3-contrib's ``MaskablePPO`` on the same vector env, one line of glue:
-``MaskedSB3VecEnv(games)`` (``tbw_envs.sb3_vec``), the SB3 adapter that serves the masks from
-the observations (SuperSuit's own ``base_class="stable_baselines3"`` output gives MaskablePPO no
-masks and breaks SB3's seeding).
+``MaskedSB3VecEnv(games)`` (``agents.learning.sb3_vec``), the SB3 adapter that serves the masks
+from the observations (SuperSuit's own ``base_class="stable_baselines3"`` output gives
+MaskablePPO no masks and breaks SB3's seeding).
 """
 
 from __future__ import annotations
@@ -34,16 +34,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from scripts.integrations.cleanrl_ppo import Args, ppo  # noqa: E402
+from tbw_envs.games import game_names, get_game  # noqa: E402
 
 
 def make_vec_env(game: str, copies: int = 2, num_cpus: int = 0):
     """``copies`` games of ``parallel_env()`` as SuperSuit's Gymnasium-style vector env."""
     import supersuit as ss
 
-    from tbw_envs import junqi_v0, tbw_v0
-
-    par = tbw_v0.parallel_env(scenario="duel_5v5_8x8") if game == "tbw" \
-        else junqi_v0.parallel_env()
+    par = get_game(game).parallel_env()  # on the game's default scenario or rule set
     return ss.concat_vec_envs_v1(ss.pettingzoo_env_to_vec_env_v1(par), copies,
                                  num_cpus=num_cpus, base_class="gymnasium")
 
@@ -67,7 +65,7 @@ def run_sb3(game: str = "tbw", copies: int = 2, timesteps: int = 2048, n_steps: 
     import torch
     from sb3_contrib import MaskablePPO
 
-    from tbw_envs.sb3_vec import MaskedSB3VecEnv
+    from agents.learning.sb3_vec import MaskedSB3VecEnv
 
     torch.set_num_threads(1)
     venv = MaskedSB3VecEnv(make_vec_env(game, copies, num_cpus))  # glue: the masks for SB3
@@ -86,7 +84,7 @@ def run_sb3(game: str = "tbw", copies: int = 2, timesteps: int = 2048, n_steps: 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", choices=["tbw", "junqi"], default="tbw")
+    parser.add_argument("--game", choices=game_names(), default="tbw")
     parser.add_argument("--copies", type=int, default=2, help="games stepped side by side")
     parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--num-steps", type=int, default=64)

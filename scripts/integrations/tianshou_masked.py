@@ -26,13 +26,13 @@ import time
 
 import numpy as np
 
+from tbw_envs.games import game_names, get_game
+
 
 def make_env(game: str):
     from tianshou.env import PettingZooEnv
 
-    from tbw_envs import junqi_v0, tbw_v0
-
-    aec = tbw_v0.env(scenario="duel_5v5_8x8") if game == "tbw" else junqi_v0.env()
+    aec = get_game(game).env()  # the AEC env on the game's default scenario or rule set
     return PettingZooEnv(aec)
 
 
@@ -99,7 +99,7 @@ def run(game: str = "tbw", steps: int = 2000, seed: int = 0, threads: int = 1) -
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", choices=["tbw", "junqi"], default="tbw")
+    parser.add_argument("--game", choices=game_names(), default="tbw")
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

@@ -25,13 +25,13 @@ from __future__ import annotations
 import argparse
 import time
 
+from tbw_envs.games import game_names, get_game
+
 
 def make_env(game: str, seed: int = 0):
     from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 
-    from tbw_envs import junqi_v0, tbw_v0
-
-    aec = tbw_v0.env(scenario="duel_5v5_8x8") if game == "tbw" else junqi_v0.env()
+    aec = get_game(game).env()  # the AEC env on the game's default scenario or rule set
     return PettingZooWrapper(aec, use_mask=True,  # glue 1
                              categorical_actions=True, seed=seed)
 
@@ -148,7 +148,7 @@ def run(game: str = "tbw", iterations: int = 3, frames_per_batch: int = 256, epo
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", choices=["tbw", "junqi"], default="tbw")
+    parser.add_argument("--game", choices=game_names(), default="tbw")
     parser.add_argument("--iterations", type=int, default=5)
     parser.add_argument("--frames-per-batch", type=int, default=256)
     parser.add_argument("--seed", type=int, default=0)

@@ -40,12 +40,12 @@ from tbw_envs.junqi.state import (
     END_REASONS,
     NUM_ACTIONS,
     JunqiState,
+    JunqiView,
     PlyRecord,
     decode_action,
     deploy_action,
     encode_action,
 )
-from tbw_envs.junqi.view import JunqiView
 
 __all__ = [
     "ARMY_COUNTS", "ATTACKER_LOST", "ATTACKER_WON", "BOTH_REMOVED", "CAMPS", "DEPLOY_ACTION_BASE",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tbw_envs.contract import short_repr
+from tbw_envs.core.contract import short_repr
 
 ROWS, COLS = 12, 5
 NUM_POSTS = ROWS * COLS

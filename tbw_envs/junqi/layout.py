@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tbw_envs.configs_path import configs_dir
-from tbw_envs.contract import is_integer, short_repr
+from tbw_envs.core.configs_path import configs_dir
+from tbw_envs.core.contract import is_integer, short_repr
+from tbw_envs.core.yaml_loader import is_file, read_text
 from tbw_envs.junqi.board import COLS, NUM_POSTS, post_index
 from tbw_envs.junqi.pieces import (
     ARMY_COUNTS,
@@ -25,11 +26,11 @@ from tbw_envs.junqi.pieces import (
     FLAG,
     MINE,
     NUM_PIECE_TYPES,
+    PIECE_CHINESE,
     PIECE_CODES,
     PIECE_NAMES,
     piece_kind,
 )
-from tbw_envs.yaml_loader import is_file, read_text
 
 LAYOUT_ROWS = 6
 LAYOUT_CELLS = LAYOUT_ROWS * COLS
@@ -105,8 +106,6 @@ class Layout:
 
 
 def format_layout(layout: Layout, chinese: bool = False) -> str:
-    from tbw_envs.junqi.pieces import PIECE_CHINESE
-
     names = PIECE_CHINESE if chinese else PIECE_CODES
     lines = []
     for row in range(LAYOUT_ROWS):
@@ -246,7 +245,7 @@ def coerce_layout(spec, source: str = "layout") -> Layout:
     )
 
 
-def _as_random(rng) -> random.Random:
+def as_random(rng) -> random.Random:
     if isinstance(rng, random.Random):
         return rng
     if rng is None or isinstance(rng, int):
@@ -262,7 +261,7 @@ def random_layout(rng=None) -> Layout:
     """A uniformly random legal layout. ``rng``: None, int seed, random.Random or numpy
     Generator. Placing the flag, then the mines, then the bombs, then the rest is uniform over
     all legal layouts because every such partial choice has the same number of completions."""
-    rand = _as_random(rng)
+    rand = as_random(rng)
     free = set(PIECE_CELLS)
     cells: list[int | None] = [None] * LAYOUT_CELLS
 

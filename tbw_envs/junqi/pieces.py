@@ -6,7 +6,7 @@ then mine, bomb, flag) is also the order of the 12 deployment actions.
 
 from __future__ import annotations
 
-from tbw_envs.contract import short_repr
+from tbw_envs.core.contract import short_repr
 
 MARSHAL, GENERAL, MAJOR_GENERAL, BRIGADIER, COLONEL, MAJOR = range(6)
 CAPTAIN, LIEUTENANT, ENGINEER, MINE, BOMB, FLAG = range(6, 12)

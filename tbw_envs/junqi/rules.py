@@ -3,7 +3,7 @@
 A rule set is given as a name (``"ccgc"`` -> ``configs/junqi/ccgc.yaml``), a path to a YAML file,
 a dict, or a ``JunqiRules``. Files and dicts list only the fields they change; everything else
 keeps the CCGC value, which is the dataclass default. Files go through the project's one YAML
-loader (``tbw_envs.yaml_loader``); every error is a ``RulesError`` (a ``ValueError``) naming the
+loader; every error is a ``RulesError`` (a ``ValueError``) naming the
 source, the field and the problem.
 """
 
@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from tbw_envs.configs_path import configs_dir
-from tbw_envs.contract import is_integer, short_repr
-from tbw_envs.yaml_loader import ConfigError, is_file, load_yaml
+from tbw_envs.core.configs_path import configs_dir
+from tbw_envs.core.contract import is_integer, short_repr
+from tbw_envs.core.yaml_loader import ConfigError, cached_by_file, is_file, load_yaml
 
 _CHOICES = {
     "no_collision_result": ("side_to_move_loses", "draw"),
@@ -88,12 +87,9 @@ def load_rules(spec: str | Path | dict | JunqiRules | None = "ccgc") -> JunqiRul
     if isinstance(spec, (str, Path)):
         path = _rules_path(spec)
         try:
-            stat = path.stat()
+            return _load_file(path)
         except OSError as exc:
             raise RulesError(f"{path}: cannot read the file: {exc.strerror or exc}") from None
-        # Keyed by what the file is now, not by the name it was asked for: an edited or
-        # replaced file (new mtime, size or inode) is read again.
-        return _load_file(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
     raise RulesError(
         f"rules must be a rule-set name, a YAML path, a dict or JunqiRules, "
         f"got {type(spec).__name__} {short_repr(spec)}"
@@ -118,8 +114,8 @@ def _rules_path(spec: str | Path) -> Path:
     return path.resolve()
 
 
-@lru_cache(maxsize=32)
-def _load_file(path: str, _mtime_ns: int, _size: int, _inode: int) -> JunqiRules:
+@cached_by_file(maxsize=32)
+def _load_file(path: str) -> JunqiRules:
     data = load_yaml(path, error=RulesError)
     if data is None:
         data = {}

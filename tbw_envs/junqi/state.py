@@ -1,33 +1,66 @@
-"""The true game state (the referee's view) and the forward model agents search.
+"""The true game state (the referee's view) and the forward model agents search, and
+``JunqiView``: what one player may know, the information boundary between the referee and an
+agent.
 
 The state is flat lists indexed by post, so ``clone`` is a handful of list copies. Alongside the
 true pieces it keeps, for each player, what that player may deduce about the opponent's pieces
 (``possible`` type masks); those are updated only from public results and the observer's own
 piece types, so a view can hand them out without leaking.
+
+A view holds the player's own pieces, the opponent's piece positions (never their types), the
+public ply history, the revealed flags, and the player's deductions about each opponent piece.
+It is a standalone copy: it holds no reference to the true state.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 import numpy as np
 
-from tbw_envs.contract import check_action, short_repr
+from tbw_envs.core.contract import short_repr
+from tbw_envs.core.errors import IllegalActionError
+from tbw_envs.junqi.actions import (  # noqa: F401 (older code imports them from here)
+    DEPLOY,
+    DEPLOY_ACTION_BASE,
+    END_REASONS,
+    FLAG_CAPTURED,
+    NO_COLLISION_LIMIT,
+    NO_LEGAL_MOVE,
+    NO_LEGAL_MOVE_BOTH,
+    NUM_ACTIONS,
+    NUM_MOVE_ACTIONS,
+    PLAY,
+    PLY_CAP,
+    TOTAL_PLY_LIMIT,
+    PlyRecord,
+    as_action,
+    decode_action,
+    deploy_action,
+    deploy_action_piece,
+    describe_action,
+    encode_action,
+    returns_for,
+)
 from tbw_envs.junqi.board import NUM_POSTS, parse_post, post_name
 from tbw_envs.junqi.layout import (
     DEPLOY_CELLS,
     Layout,
+    as_random,
     cell_allows,
     cell_to_post,
     coerce_layout,
     deployment_choices,
     post_to_cell,
+    random_layout,
 )
 from tbw_envs.junqi.moves import EMPTY, MoveGenerator
 from tbw_envs.junqi.pieces import (
     ALL_TYPES_MASK,
+    ARMY_COUNTS,
     ARMY_SIZE,
     ATTACKER_LOST,
     ATTACKER_WON,
@@ -39,92 +72,18 @@ from tbw_envs.junqi.pieces import (
     NO_PIECE,
     NUM_PIECE_TYPES,
     PIECE_NAMES,
-    RESULT_NAMES,
     combat_table,
     piece_kind,
 )
+from tbw_envs.junqi.render import render_ansi
 from tbw_envs.junqi.rules import JunqiRules, load_rules
-
-NUM_MOVE_ACTIONS = NUM_POSTS * NUM_POSTS  # 3600
-DEPLOY_ACTION_BASE = NUM_MOVE_ACTIONS
-NUM_ACTIONS = NUM_MOVE_ACTIONS + NUM_PIECE_TYPES  # 3612
-
-DEPLOY, PLAY = "deploy", "play"
-
-# Why a game ended (``state.end_reason``).
-FLAG_CAPTURED = "flag_captured"
-NO_LEGAL_MOVE = "no_legal_move"
-NO_LEGAL_MOVE_BOTH = "no_legal_move_both"
-NO_COLLISION_LIMIT = "no_collision_limit"
-TOTAL_PLY_LIMIT = "total_ply_limit"
-PLY_CAP = "ply_cap"
-END_REASONS = (
-    FLAG_CAPTURED, NO_LEGAL_MOVE, NO_LEGAL_MOVE_BOTH, NO_COLLISION_LIMIT, TOTAL_PLY_LIMIT, PLY_CAP
-)  # fmt: skip
-
-
-class PlyRecord(NamedTuple):
-    """One ply as the referee announces it to both players."""
-
-    player: int
-    from_post: int
-    to_post: int
-    result: int  # MOVED, ATTACKER_WON, ATTACKER_LOST or BOTH_REMOVED
-    # The move was impossible for any piece but an engineer (a turn or route on the railroad).
-    engineer_only: bool
-
-    def describe(self) -> str:
-        return (
-            f"player {self.player}: {post_name(self.from_post)}-{post_name(self.to_post)} "
-            f"{RESULT_NAMES[self.result]}"
-        )
 
 
 # Bounded: a long-running job that builds rule sets on the fly (a new description each time)
-# must not grow memory without end. A miss only costs rebuilding the tables (well under 1 ms).
+# must not grow memory without end. A miss only costs rebuilding the tables.
 @lru_cache(maxsize=64)
-def _tables(rules: JunqiRules) -> tuple[MoveGenerator, tuple]:
+def move_tables(rules: JunqiRules) -> tuple[MoveGenerator, tuple]:
     return MoveGenerator(rules), combat_table(rules)
-
-
-def as_action(action) -> int:
-    """An action as a plain int in range; rejects bools, floats and other non-integers by name
-    (the input contract, ``tbw_envs.contract.check_action``)."""
-    return check_action(action, NUM_ACTIONS)
-
-
-def encode_action(from_post, to_post) -> int:
-    """Move action of ``from_post`` -> ``to_post`` (ints 0-59 or names like 'K0')."""
-    return parse_post(from_post) * NUM_POSTS + parse_post(to_post)
-
-
-def decode_action(action) -> tuple[int, int]:
-    """``(from_post, to_post)`` of a move action; deployment actions have no posts."""
-    action = as_action(action)
-    if action >= DEPLOY_ACTION_BASE:
-        raise ValueError(
-            f"action {action} is a deployment action (piece "
-            f"{PIECE_NAMES[action - DEPLOY_ACTION_BASE]}), not a move; see deploy_action_piece()"
-        )
-    return divmod(action, NUM_POSTS)
-
-
-def deploy_action(piece) -> int:
-    return DEPLOY_ACTION_BASE + piece_kind(piece)
-
-
-def deploy_action_piece(action) -> int:
-    action = as_action(action)
-    if action < DEPLOY_ACTION_BASE:
-        raise ValueError(f"action {action} is a move, not a deployment action")
-    return action - DEPLOY_ACTION_BASE
-
-
-def describe_action(action: int) -> str:
-    if action >= DEPLOY_ACTION_BASE:
-        return f"deploy {PIECE_NAMES[action - DEPLOY_ACTION_BASE]}"
-    from_post, to_post = divmod(action, NUM_POSTS)
-    return f"{post_name(from_post)}-{post_name(to_post)}"
 
 
 def deployment_masks() -> tuple[list[int], list[int]]:
@@ -148,12 +107,6 @@ _DEPLOYMENT_MASKS = deployment_masks()
 
 
 
-def returns_for(winner: int | None) -> list[float]:
-    """Both players' returns given the winner (None: draw or game not over), as in TBW."""
-    if winner is None:
-        return [0.0, 0.0]
-    return [1.0, -1.0] if winner == 0 else [-1.0, 1.0]
-
 class JunqiState:
     """Two-player Junqi. Player 0 owns rows G-L and moves first; player 1 owns rows A-F."""
 
@@ -166,7 +119,7 @@ class JunqiState:
     def __init__(self, rules: str | dict | JunqiRules | None = "ccgc"):
         """An empty board; use ``initial``, ``from_pieces`` or ``new_deployment``."""
         self.rules = load_rules(rules)
-        self._moves, self._combat = _tables(self.rules)
+        self._moves, self._combat = move_tables(self.rules)
         self.owner = [EMPTY] * NUM_POSTS
         self.kind = [NO_PIECE] * NUM_POSTS
         self.moved = [False] * NUM_POSTS
@@ -251,9 +204,7 @@ class JunqiState:
     @classmethod
     def random_initial(cls, rng=None, rules: str | dict | JunqiRules | None = "ccgc"):
         """Start of play from two uniformly random legal layouts."""
-        from tbw_envs.junqi.layout import _as_random, random_layout
-
-        rand = _as_random(rng)
+        rand = as_random(rng)
         return cls.initial((random_layout(rand), random_layout(rand)), rules)
 
     @classmethod
@@ -344,8 +295,6 @@ class JunqiState:
 
     def view(self, player: int):
         """What ``player`` may know (see ``JunqiView``)."""
-        from tbw_envs.junqi.view import JunqiView
-
         return JunqiView.of_state(self, player)
 
     def __repr__(self) -> str:
@@ -357,20 +306,19 @@ class JunqiState:
         return f"<JunqiState {self.rules.name} {self.phase} ply {self.ply}: {status}>"
 
     def render_text(self, player: int | None = None) -> str:
-        from tbw_envs.junqi.render import render_ansi
-
         return render_ansi(self if player is None else self.view(player))
 
     # ------------------------------------------------------------------ transitions
     def apply(self, action) -> int:
         """Play one action for ``current_player``; returns the ply's result code (MOVED for a
-        deployment action). Raises ValueError, leaving the state unchanged, if it is illegal."""
+        deployment action). Raises ``IllegalActionError`` (a ValueError), leaving the state
+        unchanged, if it is illegal."""
         action = as_action(action)
         if self.end_reason is not None:
-            raise ValueError(f"action {action}: the game is over ({self.end_reason})")
+            raise IllegalActionError(f"action {action}: the game is over ({self.end_reason})")
         legal = self._legal
         if action not in legal:
-            raise ValueError(
+            raise IllegalActionError(
                 f"illegal action {action} ({describe_action(action)}) for player "
                 f"{self.current_player} in the {self.phase} phase; {len(legal)} legal actions"
             )
@@ -555,3 +503,155 @@ def _layout_pair(layouts) -> tuple[Layout, Layout]:
             coerce_layout(layouts[1], "layout of player 1"),
         )
     raise ValueError("layouts must be a pair (player 0, player 1) or a dict keyed by player")
+
+
+@dataclass(frozen=True, eq=True)
+class JunqiView:
+    player: int
+    current_player: int
+    phase: str
+    rules: JunqiRules
+    ply: int
+    quiet_plies: int  # plies since the last collision
+    winner: int | None
+    end_reason: str | None
+    owner: tuple[int, ...]  # -1 empty, 0 / 1 the player owning the piece on each post
+    kind: tuple[int, ...]  # own piece types; NO_PIECE on empty posts and opponent pieces
+    moved: tuple[bool, ...]  # the piece on the post has moved at least once (public)
+    possible: tuple[int, ...]  # type bitmask of each opponent piece as far as we can tell
+    flag_revealed: tuple[int | None, int | None]  # announced flag post per side
+    history: tuple[PlyRecord, ...]
+    placed: tuple[int, ...]  # own piece types deployed so far (deployment phase)
+    # Index in ``history`` of the ply that announced each side's flag (its marshal's removal).
+    flag_revealed_ply: tuple[int | None, int | None] = (None, None)
+
+    @classmethod
+    def of_state(cls, state: JunqiState, player: int) -> JunqiView:
+        if player not in (0, 1) or isinstance(player, bool):
+            raise ValueError(f"player must be 0 or 1, got {short_repr(player)}")
+        owner = state.owner
+        if state.phase == DEPLOY:
+            # The opponent's posts fill in a fixed public order; show nothing of them.
+            owner = [p if p == player else EMPTY for p in owner]
+        return cls(
+            player=player,
+            current_player=state.current_player,
+            phase=state.phase,
+            rules=state.rules,
+            ply=state.ply,
+            quiet_plies=state.quiet_plies,
+            winner=state.winner,
+            end_reason=state.end_reason,
+            owner=tuple(owner),
+            kind=tuple([k if o == player else NO_PIECE for o, k in zip(owner, state.kind)]),  # noqa: B905
+            moved=tuple(state.moved),
+            possible=tuple(state.possible[player]),
+            flag_revealed=tuple(state.flag_revealed),  # type: ignore[arg-type]
+            history=tuple(state.history),
+            placed=tuple(state._placed[player]),
+            flag_revealed_ply=tuple(state.flag_revealed_ply),  # type: ignore[arg-type]
+        )
+
+    # ------------------------------------------------------------------ agent interface
+    def is_terminal(self) -> bool:
+        return self.end_reason is not None
+
+    def returns(self) -> list[float]:
+        return returns_for(self.winner)
+
+    def legal_actions(self) -> list[int]:
+        """The player's legal actions; empty when the game is over or it is not its turn
+        (the opponent's moves depend on types this player cannot see)."""
+        if self.end_reason is not None or self.current_player != self.player:
+            return []
+        if self.phase == DEPLOY:
+            return [DEPLOY_ACTION_BASE + kind for kind in deployment_choices(self.placed)]
+        moves, _ = move_tables(self.rules)
+        return moves.legal_moves(list(self.owner), list(self.kind), self.player)
+
+    def legal_action_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[self.legal_actions()] = 1
+        return mask
+
+    encode_action = staticmethod(encode_action)
+    decode_action = staticmethod(decode_action)
+
+    @property
+    def opponent(self) -> int:
+        return 1 - self.player
+
+    def opponent_posts(self) -> list[int]:
+        return [post for post in range(NUM_POSTS) if self.owner[post] == self.opponent]
+
+    def next_deploy_post(self) -> int | None:
+        """Absolute post the player fills next in the deployment phase."""
+        if self.phase != DEPLOY or len(self.placed) >= len(DEPLOY_CELLS):
+            return None
+        return cell_to_post(DEPLOY_CELLS[len(self.placed)], self.player)
+
+    # ------------------------------------------------------------------ determinization
+    def determinize(self, opponent_kinds: dict[int, int]) -> JunqiState:
+        """A full state with the given types on the opponent's pieces, for search. The
+        opponent's own deductions about our pieces are not known to us; the returned state
+        lets it suspect any type (any mobile type for pieces that have moved)."""
+        if self.phase != PLAY:
+            raise ValueError("determinize works in the play phase only")
+        posts = self.opponent_posts()
+        if sorted(opponent_kinds) != posts:
+            raise ValueError(f"opponent_kinds must give a type for exactly the posts {posts}")
+        state = JunqiState(self.rules)
+        state.owner = list(self.owner)
+        state.kind = list(self.kind)
+        for post, kind in opponent_kinds.items():
+            state.kind[post] = kind
+        state.moved = list(self.moved)
+        state.possible[self.player] = list(self.possible)
+        state.possible[self.opponent] = [
+            (MOBILE_MASK if self.moved[p] else ALL_TYPES_MASK) if self.owner[p] == self.player
+            else 0
+            for p in range(NUM_POSTS)
+        ]  # fmt: skip
+        state.flag_revealed = list(self.flag_revealed)
+        state.flag_revealed_ply = list(self.flag_revealed_ply)
+        state.history = list(self.history)
+        state.current_player = self.current_player
+        state.ply = self.ply
+        state.quiet_plies = self.quiet_plies
+        state.phase = PLAY
+        if self.end_reason is not None:
+            state._end(self.winner, self.end_reason)
+        else:
+            state._legal = state._moves.legal_moves(state.owner, state.kind, state.current_player)
+        return state
+
+    def sample_determinization(self, rng=None) -> JunqiState:
+        """``determinize`` with opponent types drawn at random among those the player cannot
+        rule out (own deductions and army counts; removed pieces' types are left open)."""
+        rand = rng if isinstance(rng, random.Random) else random.Random(rng)
+        posts = sorted(self.opponent_posts(), key=lambda p: bin(self.possible[p]).count("1"))
+        remaining = list(ARMY_COUNTS)
+        chosen: dict[int, int] = {}
+
+        def assign(index: int) -> bool:
+            if index == len(posts):
+                return True
+            post = posts[index]
+            options = [
+                k for k in range(NUM_PIECE_TYPES) if self.possible[post] >> k & 1 and remaining[k]
+            ]
+            rand.shuffle(options)
+            for kind in options:
+                remaining[kind] -= 1
+                chosen[post] = kind
+                if assign(index + 1):
+                    return True
+                remaining[kind] += 1
+            return False
+
+        if not assign(0):
+            raise ValueError("no assignment of opponent types fits this view's deductions")
+        return self.determinize(chosen)
+
+    def render_text(self) -> str:
+        return render_ansi(self)

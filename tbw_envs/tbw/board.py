@@ -7,7 +7,7 @@ rectangle of characters as a square one.
 
 from __future__ import annotations
 
-from tbw_envs.contract import short_repr
+from tbw_envs.core.contract import short_repr
 
 TOPOLOGIES = ("square4", "square8", "hex")
 

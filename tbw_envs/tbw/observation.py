@@ -110,3 +110,16 @@ class ObservationEncoder:
         side-to-move plane."""
         to_move = np.full((1, self.rows, self.cols), float(state.current_side), np.float32)
         return np.concatenate([self.encode(state, 0), to_move])
+
+
+def action_rotation(scenario) -> np.ndarray:
+    """The action ids seen from the other side of the board: rotating the board 180 degrees maps
+    tile ``t`` to ``size - 1 - t`` and keeps the unit slot and the target (END_TURN stays). The
+    permutation is its own inverse, so it maps frame actions to core actions and back."""
+    n = scenario.units_per_side
+    size = scenario.board.size
+    ids = np.arange(scenario.num_actions - 1)
+    k = ids % (n + 1)
+    slot, tile = np.divmod(ids // (n + 1), size)
+    rotated = (slot * size + (size - 1 - tile)) * (n + 1) + k
+    return np.append(rotated, scenario.num_actions - 1)

@@ -153,7 +153,9 @@ def render_ansi(state) -> str:
 # ------------------------------------------------------------------ RGB rendering
 
 
-def _terrain_color(name: str) -> np.ndarray:
+def terrain_color(name: str) -> np.ndarray:
+    """The RGB colour a terrain is drawn in: its own for the bundled terrains, else one derived
+    from its name (the same in every run)."""
     if name in _TERRAIN_COLORS:
         return np.array(_TERRAIN_COLORS[name], np.uint8)
     seed = sum(ord(ch) * 31 ** i for i, ch in enumerate(name)) % 2**32
@@ -232,7 +234,7 @@ class _Layer:
     def __init__(self, scenario, tile_px: int):
         self.scenario = scenario  # held so ``id(scenario)`` cannot be reused while cached
         b = scenario.board
-        colors = {name: _terrain_color(name) for name in set(scenario.terrain_grid)}
+        colors = {name: terrain_color(name) for name in set(scenario.terrain_grid)}
         if b.topology == "hex":
             tile, inner, centres = _hex_geometry(b.rows, b.cols, tile_px)
             palette = np.array([colors[name] for name in scenario.terrain_grid], np.uint8)
@@ -329,7 +331,7 @@ def result_lines(state) -> tuple[str, str]:
         head = "DRAW"
     else:
         head = f"{_SIDE_NAMES[state.winner]} (SIDE {state.winner}) WINS"
-    reason = state.end_reason()
+    reason = state.end_reason
     return head, f"{_REASON_TEXT.get(reason, str(reason).upper())}, TURN {state.turn}"
 
 

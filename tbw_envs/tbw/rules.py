@@ -1,6 +1,6 @@
 """The TBW rules as pure functions of a scenario and explicit positions.
 
-``TBWState`` applies them to its own positions; search code (``agents.tbw.search_model``)
+``TBWState`` applies them to its own positions; search code (``agents.tbw.search.model``)
 applies them to hypothetical ones (for example "these enemies are already dead"). One home for
 each rule keeps the two from drifting apart.
 """

@@ -3,7 +3,7 @@
 Every validation error is a ``ScenarioError`` (a ``ConfigError``, so a ``ValueError``) whose
 message names the source (file or ``<dict>``), the field and the problem, for example
 ``duel.yaml: units[3].pos: (9, 2) is outside the 8 x 8 board``. Files go through the project's
-one YAML loader (``tbw_envs.yaml_loader``), and the size limits below are checked before
+one YAML loader (``tbw_envs.core.yaml_loader``), and the size limits below are checked before
 anything is built, so no file can make loading hang or exhaust memory.
 """
 
@@ -16,10 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from tbw_envs.configs_path import configs_dir
-from tbw_envs.contract import is_integer, short_repr
+from tbw_envs.core.configs_path import configs_dir
+from tbw_envs.core.contract import is_integer, short_repr
+from tbw_envs.core.yaml_loader import ConfigError, is_file, load_yaml
 from tbw_envs.tbw.board import TOPOLOGIES, Board
-from tbw_envs.yaml_loader import ConfigError, is_file, load_yaml
+from tbw_envs.tbw.state import TBWState
 
 WIN_RULES = ("annihilation", "leader", "none")
 TURN_LIMIT_RESULTS = ("draw", "hp")
@@ -158,9 +159,7 @@ class Scenario:
         slot, tile = divmod(rest, self.board.size)
         return slot, tile, None if k == n else k
 
-    def initial_state(self):
-        from tbw_envs.tbw.state import TBWState
-
+    def initial_state(self) -> TBWState:
         return TBWState(self)
 
     def __repr__(self) -> str:

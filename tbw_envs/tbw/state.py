@@ -16,23 +16,35 @@ once per turn and reused until an enemy dies. Legal actions are then a filter ov
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tbw_envs.contract import check_action, is_integer, short_repr
+from tbw_envs.core.contract import check_action, is_integer, short_repr
+from tbw_envs.core.errors import IllegalActionError
+from tbw_envs.tbw.render import render_ansi
 from tbw_envs.tbw.rules import MOVE_EPSILON, in_attack_range, reachable_tiles, side_has_lost
-from tbw_envs.tbw.scenario import Scenario
+
+if TYPE_CHECKING:  # the scenario module builds states: a runtime import would be a circle
+    from tbw_envs.tbw.scenario import Scenario
 
 END_TURN = "END_TURN"
 __all__ = ["END_TURN", "MOVE_EPSILON", "IllegalActionError", "TBWState", "Unit", "as_action_id"]
 
 
-class IllegalActionError(ValueError):
-    """An action that is not legal in the current state; the state is left unchanged."""
+class EndReason(str):
+    """An end reason (a plain string in every comparison, JSON or pickle) that can also be
+    called: ``end_reason`` was a method before it became the property both games share."""
+
+    def __call__(self) -> str:
+        warnings.warn("TBWState.end_reason is a property now; read it without calling it",
+                      DeprecationWarning, stacklevel=2)
+        return str(self)
 
 
-# Why a game ended (``TBWState.end_reason()``).
+# Why a game ended (``TBWState.end_reason``).
 ANNIHILATION = "annihilation"
 LEADER_KILLED = "leader_killed"
 MUTUAL_DEFEAT = "mutual_defeat"
@@ -44,7 +56,7 @@ END_REASONS = (ANNIHILATION, LEADER_KILLED, MUTUAL_DEFEAT, TURN_LIMIT_HP, TURN_L
 def as_action_id(action, num_actions: int) -> int:
     """``action`` as a plain int in ``[0, num_actions)`` (Python or numpy integers, or a 0-d
     integer array; never a bool); anything else raises ``IllegalActionError`` naming the value
-    (the input contract, ``tbw_envs.contract.check_action``)."""
+    (the input contract, ``tbw_envs.core.contract.check_action``)."""
     return check_action(action, num_actions, error=IllegalActionError)
 
 
@@ -135,11 +147,15 @@ class TBWState:
     def is_terminal(self) -> bool:
         return self.terminal
 
-    def end_reason(self) -> str | None:
+    @property
+    def end_reason(self) -> EndReason | None:
         """Why the game ended (one of ``END_REASONS``), None while it is running. The state
         keeps only ``winner``, so this reads the reason off the board."""
         if not self.terminal:
             return None
+        return EndReason(self._read_end_reason())
+
+    def _read_end_reason(self) -> str:
         sc = self.scenario
         dead = [[u for u in sc.side_units[side] if self.hp[u] <= 0] for side in (0, 1)]
         lost = [side_has_lost(sc, side, dead[side]) for side in (0, 1)]
@@ -484,8 +500,6 @@ class TBWState:
             raise ValueError(f"player must be 0 or 1, got {short_repr(player)}")
 
     def render_text(self) -> str:
-        from tbw_envs.tbw.render import render_ansi
-
         return render_ansi(self)
 
     def __repr__(self) -> str:

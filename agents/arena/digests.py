@@ -1,0 +1,70 @@
+"""The digests that make a record prove the game it describes.
+
+A record carries a chain of SHA-256 digests over the game's canonical state encoding (the
+game description's ``state_encoding``: the same bytes in every process, whatever
+PYTHONHASHSEED):
+  h_0 = sha256("tbw-envs-arena/start" 0 context 0 state_0)
+  h_k = sha256(h_{k-1} action_k 0 state_k)          (h as 32 raw bytes, action in decimal)
+where the context fingerprints the scenario or rule set (``variant_context``). The record stores
+h_0 and h_n in full ("start", "final"), the first PLY_DIGEST_HEX hex digits of every h_k
+("plies", so a replay names the first ply that differs) and "record", the SHA-256 of the whole
+record but that field (canonical JSON): it binds the agents to their seats, the seeds, the
+opening and the result to the moves. The digests catch any edit or corruption and a replay under
+changed rules; they are not a signature (whoever edits a record can recompute them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from typing import Any
+
+from tbw_envs.core.canonical import canonical_json
+from tbw_envs.games import get_game
+
+DIGEST_SCHEME = "sha256-chain/1"
+PLY_DIGEST_HEX = 16
+
+
+@lru_cache(maxsize=16)
+def game_context(game: str, variant: str) -> bytes:
+    """Canonical JSON of the game and the scenario or rule set it is played under."""
+    return canonical_json([game, get_game(game).variant_context(variant)])
+
+
+class DigestChain:
+    """The running digest of one game (``DIGEST_SCHEME``): ``step`` after every ply."""
+
+    def __init__(self, game: str, variant: str, state: Any):
+        self.game = game
+        self.state_encoding = get_game(game).state_encoding
+        self.value = hashlib.sha256(b"tbw-envs-arena/start\0" + game_context(game, variant)
+                                    + b"\0" + self.state_encoding(state)).digest()
+        self.start = self.value.hex()
+        self.plies = bytearray()  # PLY_DIGEST_HEX // 2 bytes per ply: compact while in memory
+
+    def step(self, action: int, state: Any) -> str:
+        """Digest the ply ``action`` that led to ``state``; returns its short hex digest."""
+        self.value = hashlib.sha256(self.value + str(int(action)).encode("ascii") + b"\0"
+                                    + self.state_encoding(state)).digest()
+        short = self.value[:PLY_DIGEST_HEX // 2]
+        self.plies += short
+        return short.hex()
+
+    @property
+    def final(self) -> str:
+        return self.value.hex()
+
+
+def ply_digest_list(packed: bytes) -> list[str]:
+    width = PLY_DIGEST_HEX // 2
+    return [packed[i:i + width].hex() for i in range(0, len(packed), width)]
+
+
+def record_digest(record: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of ``record`` without ``digests.record``."""
+    body = dict(record)
+    digests = body.get("digests")
+    if isinstance(digests, dict):
+        body["digests"] = {key: value for key, value in digests.items() if key != "record"}
+    return hashlib.sha256(canonical_json(body)).hexdigest()

@@ -1,0 +1,85 @@
+"""The arena's entrants: agents built from registry spec strings or ``factory(seed)`` callables,
+their labels, and the pairings of a round robin."""
+
+from __future__ import annotations
+
+import pickle
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from agents.arena.checks import ArenaInputError, ArenaTypeError
+from agents.registry import make_agent
+from tbw_envs.core.contract import kind_of, short_repr
+
+
+def entrant_label(entry: Any) -> str:
+    """Display name of an entrant: the spec string, or a factory's ``name`` / ``__name__``."""
+    if isinstance(entry, str):
+        return entry
+    return str(getattr(entry, "name", None) or getattr(entry, "__name__", None) or repr(entry))
+
+
+def entrant_spec(entry: Any) -> str:
+    """What a record says about how an agent was built."""
+    if isinstance(entry, str):
+        return entry
+    module = getattr(entry, "__module__", "?")
+    return f"{module}:{getattr(entry, '__qualname__', repr(entry))}"
+
+
+def build_agent(entry: Any, seed: int, game: str, variant: str | None = None) -> Any:
+    """An agent from a registry spec string (told the game and its scenario or rule set, so a
+    learned model for another board is refused), or from a picklable factory called as
+    ``factory(seed)`` (a class defined at module level will do)."""
+    if isinstance(entry, str):
+        return make_agent(entry, seed=seed, game=game, variant=variant)
+    return entry(seed)
+
+
+def unique_labels(entries: Sequence[Any]) -> list[str]:
+    """Labels for the entrants, numbering repeats: ``random``, ``random (2)``."""
+    labels: list[str] = []
+    seen: Counter[str] = Counter()
+    for entry in entries:
+        base = entrant_label(entry)
+        seen[base] += 1
+        labels.append(base if seen[base] == 1 else f"{base} ({seen[base]})")
+    return labels
+
+
+def entrants(entries: Sequence[Any]) -> tuple[list[Any], list[str], list[tuple[int, int]]]:
+    """The entrants (a single entry plays a copy of itself), their labels and the pairings."""
+    entries = list(entries)
+    if len(entries) == 1:
+        entries = entries * 2
+    labels = unique_labels(entries)
+    pairings = [(a, b) for a in range(len(entries)) for b in range(a + 1, len(entries))]
+    return entries, labels, pairings
+
+
+def build_entrants(game: str, entries: Sequence[Any], labels: Sequence[str],
+                   pickled: bool, variant: str | None = None) -> None:
+    """Build every entrant once, here and now, so a bad spec (unknown agent, an agent that does
+    not play ``game``, bad options, a model file that does not load) or a failing factory is
+    reported before any game; with ``pickled`` (worker processes, Ray) a factory must pickle."""
+    for index, entry in enumerate(entries):
+        who = f"agent #{index + 1} ({labels[index]})"
+        if pickled and not isinstance(entry, str):
+            try:
+                pickle.dumps(entry)
+            except Exception as exc:
+                raise ArenaInputError(
+                    f"{who}: a factory must be picklable to play in worker processes (define "
+                    f"it at module level, or use workers=1): {type(exc).__name__}: "
+                    f"{short_repr(str(exc))}") from None
+        try:
+            agent = build_agent(entry, 0, game, variant)
+        except Exception as exc:
+            raise ArenaInputError(f"{who}: {exc}" if isinstance(exc, ValueError) else
+                                  f"{who}: cannot be built: {type(exc).__name__}: {exc}"
+                                  ) from None
+        for method in ("act", "reset"):
+            if not callable(getattr(agent, method, None)):
+                raise ArenaTypeError(f"{who}: the agent it builds ({kind_of(agent)}) has no "
+                                     f"{method}() method")

@@ -1,0 +1,182 @@
+"""A finished round-robin game and its record: one line of ``games.jsonl`` (written here, read
+back by ``load_records``), and the position a record starts from."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agents.arena.digests import DIGEST_SCHEME, ply_digest_list, record_digest
+from tbw_envs.core.contract import short_repr
+from tbw_envs.games import GAMES, get_game
+
+# /2 adds the base seed, the seating, the requested opening length and the digests ("digests",
+# ``DIGEST_SCHEME``); scripts/replay.py still verifies /1 records as far as they allow.
+RECORD_FORMAT = "tbw-envs-arena-game/2"
+RECORD_FORMATS = ("tbw-envs-arena-game/1", RECORD_FORMAT)
+# A record names its variant under every game's key ("scenario", "rules"), null but for its own.
+VARIANT_KEYS = tuple(game.variant_flag for game in GAMES.values())
+MAX_LINE_BYTES = 64 * 2**20  # one record; a 1,000,000-ply game with its digests is ~25 MB
+
+
+class ReplayMismatch(ValueError):
+    """A record that does not replay: an illegal action, or a result that differs."""
+
+
+class MalformedRecord(ReplayMismatch):
+    """A file or record that is not what scripts/arena.py writes: not UTF-8, not JSON, nested
+    too deeply, or a field missing or of the wrong type."""
+
+
+def end_reason(game: str, state: Any) -> str:
+    """How ``state``'s game ended (every game's state names it the same way)."""
+    return str(state.end_reason)
+
+
+@dataclass
+class ArenaGame:
+    """One finished round-robin game: the record ``games.jsonl`` stores, plus timing."""
+
+    game: str
+    variant: str
+    game_id: int
+    pairing: int
+    pair: int
+    swapped: bool
+    seed: int
+    labels: tuple[str, str]  # agents by seat
+    specs: tuple[str, str]
+    agent_seeds: tuple[int, int]
+    layouts: tuple[str, str] | None  # Junqi: both layouts in format_layout text, by seat
+    layout_sources: tuple[str, str] | None  # "random" or "agent" per seat
+    actions: list[int]
+    returns: tuple[float, float]
+    end_reason: str
+    plies: int
+    move_seconds: tuple[float, float]  # total thinking time per seat
+    max_move_seconds: tuple[float, float]
+    moves: tuple[int, int]
+    opening_plies: int = 0  # the first ``opening_plies`` of ``actions`` are the random opening
+    opening_requested: int = 0  # what was asked for (the opening stops before the game ends)
+    base_seed: int | None = None
+    start_digest: str | None = None  # DIGEST_SCHEME: h_0, the short h_k per ply, h_n
+    ply_digests: bytes = b""
+    final_digest: str | None = None
+    start: dict[str, Any] = field(default_factory=dict)  # GameStart.record: the record's start
+
+    @property
+    def winner_seat(self) -> int | None:
+        if self.returns[0] == self.returns[1]:
+            return None
+        return 0 if self.returns[0] > self.returns[1] else 1
+
+    def points(self, seat: int) -> float:
+        """1 for a win, 0.5 for a draw, 0 for a loss of the agent in ``seat``."""
+        winner = self.winner_seat
+        return 0.5 if winner is None else float(winner == seat)
+
+    def outcome(self) -> tuple:
+        """Everything but timing: what must not depend on workers or scheduling."""
+        return (self.game_id, self.seed, self.labels, self.agent_seeds, self.layouts,
+                self.layout_sources, self.opening_plies, tuple(self.actions), self.returns,
+                self.end_reason, self.plies, self.start_digest, bytes(self.ply_digests),
+                self.final_digest)
+
+    def to_record(self) -> dict[str, Any]:
+        """The replayable record (one line of ``games.jsonl``): the /1 fields plus the base
+        seed, the seating, the requested opening and the digests (``DIGEST_SCHEME``), the last
+        of them ``digests.record`` over everything else."""
+        own_key = get_game(self.game).variant_flag
+        record = {
+            "format": RECORD_FORMAT,
+            "game": self.game,
+            **{key: self.variant if key == own_key else None for key in VARIANT_KEYS},
+            "game_id": self.game_id,
+            "pairing": self.pairing,
+            "pair": self.pair,
+            "swapped": self.swapped,
+            "base_seed": self.base_seed,
+            "seed": self.seed,
+            "agents": list(self.labels),
+            "specs": list(self.specs),
+            "agent_seeds": list(self.agent_seeds),
+            "start": self.start | {"opening_plies": self.opening_plies,
+                                   "opening_plies_requested": self.opening_requested},
+            "actions": list(self.actions),
+            "result": {
+                "returns": list(self.returns),
+                "winner": self.winner_seat,
+                "end_reason": self.end_reason,
+                "plies": self.plies,
+            },
+            "digests": {
+                "scheme": DIGEST_SCHEME,
+                "start": self.start_digest,
+                "plies": ply_digest_list(self.ply_digests),
+                "final": self.final_digest,
+            },
+        }
+        record["digests"]["record"] = record_digest(record)
+        return record
+
+
+def record_start_state(record: dict[str, Any]) -> Any:
+    """The initial state of a ``games.jsonl`` record."""
+    name = record.get("game")
+    if not isinstance(name, str) or name not in GAMES:
+        raise ValueError(f"record has unknown game {name!r}")
+    game = get_game(name)
+    return game.start_from_record(record[game.variant_flag], record.get("start", {}))
+
+
+def replay_record(record: dict[str, Any]) -> Any:
+    """The final state of a ``games.jsonl`` record, its actions applied by the game core (which
+    rejects an illegal one); ``agents.arena.replay`` checks a record step by step."""
+    state = record_start_state(record)
+    for action in record["actions"]:
+        state.apply(action)
+    return state
+
+
+def write_records(games: Iterable[ArenaGame], path: Path) -> None:
+    """``games`` as JSON lines, one record each (``load_records`` reads them back)."""
+    with path.open("w", encoding="utf-8") as handle:
+        for g in games:
+            handle.write(json.dumps(g.to_record(), separators=(",", ":")) + "\n")
+
+
+def load_records(path: str | Path) -> list[dict[str, Any]]:
+    """The records of a JSON-lines file, one per non-empty line. Raises ``MalformedRecord``
+    naming the line for text that is not UTF-8, not JSON, nested too deeply, too long or not an
+    object (``OSError`` if the file cannot be read)."""
+    records = []
+    with Path(path).open("rb") as handle:
+        for line_number in range(1, sys.maxsize):
+            raw = handle.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                break
+            where = f"{path}, line {line_number}"
+            if len(raw) > MAX_LINE_BYTES:
+                raise MalformedRecord(f"{where}: longer than {MAX_LINE_BYTES:,} bytes")
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise MalformedRecord(f"{where}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at "
+                                      f"column {exc.start + 1})") from None
+            if not text.strip():
+                continue
+            try:
+                record = json.loads(text)
+            except RecursionError:
+                raise MalformedRecord(f"{where}: JSON nested too deeply") from None
+            except ValueError as exc:  # JSONDecodeError, or an integer of too many digits
+                raise MalformedRecord(f"{where}: not JSON ({short_repr(str(exc))})") from None
+            if not isinstance(record, dict):
+                raise MalformedRecord(f"{where}: a record is a JSON object, got "
+                                      f"{type(record).__name__}")
+            records.append(record)
+    return records

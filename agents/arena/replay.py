@@ -1,0 +1,244 @@
+"""Replaying a record through the game core and checking everything it claims.
+
+A record is replayed from its starting position (TBW: the scenario; Junqi: both layouts) and
+checked against everything it claims: the seeds derive from the round robin's (the pair's seed,
+each seat's agent seed, random layouts), the first opening_plies moves are the random opening of
+the pair's seed, every action is legal, the state after every ply has the recorded digest
+(``agents.arena.digests``), the result, end reason and ply count match, and the digest of the
+whole record (which binds the agents to their seats) matches. With a whole file, the two games of
+each pair must swap seats. Records of format /1 carry no digests: they are checked as far as
+they allow (``digest_note`` says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agents.arena.digests import DigestChain, record_digest
+from agents.arena.openings import random_opening
+from agents.arena.record_shape import check_record_shape, has_digests, record_name
+from agents.arena.records import (
+    RECORD_FORMATS,
+    VARIANT_KEYS,
+    MalformedRecord,
+    ReplayMismatch,
+    record_start_state,
+)
+from agents.arena.scheduling import agent_seed, pair_seed
+from tbw_envs.core.contract import is_integer, short_repr
+from tbw_envs.games import get_game
+
+
+def describe(game: str, state: Any, action: Any) -> str:
+    """An action in words, or why it is not one."""
+    if not is_integer(action):
+        return f"not an integer but {type(action).__name__}"
+    try:
+        return get_game(game).describe_action(state, action)
+    except ValueError as exc:
+        return str(exc)
+
+
+def check_seeds(record: dict[str, Any], fail: Callable[[str], ReplayMismatch]) -> None:
+    """The pair's seed, the agents' seeds and random layouts (Junqi's) derive from the seeds
+    the record names (``agents.arena.scheduling.schedule``)."""
+    seed, pair = record["seed"], record["pair"]
+    if has_digests(record):
+        expected = pair_seed(record["base_seed"], record["pairing"], pair)
+        if seed != expected:
+            raise fail(f"seed differs: the record says {seed}, but base seed "
+                       f"{record['base_seed']}, pairing {record['pairing']}, pair {pair} give "
+                       f"{expected}")
+        seatings = [record["swapped"]]
+    else:
+        seatings = [False, True]  # /1 records do not say which seating a game was
+    found = list(record["agent_seeds"])
+    candidates = [[agent_seed(seed, 2 * pair + int(swapped), seat) for seat in (0, 1)]
+                  for swapped in seatings]
+    if found not in candidates:
+        raise fail(f"agent_seeds differ: the record says {short_repr(found)}, the seed "
+                   f"{seed} and its seating give {short_repr(candidates[0])}")
+    game = get_game(record["game"])
+    if game.has_layouts and "random" in record["start"]["layout_sources"]:
+        # The layouts the seed draws for seats whose agents choose none.
+        try:
+            drawn = game.start(record[game.variant_flag], seed, (None, None), ("", "")).layouts
+        except (KeyError, TypeError, ValueError) as exc:
+            raise fail(f"cannot build the starting position: {exc}") from None
+        for seat in (0, 1):
+            if record["start"]["layout_sources"][seat] != "random":
+                continue
+            if record["start"]["layouts"][seat] != drawn[seat]:
+                raise fail(f"the layout of player {seat} is marked random but is not the one "
+                           f"seed {seed} draws")
+
+
+def check_opening(record: dict[str, Any], state: Any,
+                  fail: Callable[[str], ReplayMismatch]) -> None:
+    """The first ``opening_plies`` actions are the random opening of the pair's seed."""
+    played = record["start"]["opening_plies"]
+    actions = record["actions"]
+    if played > len(actions):
+        raise fail(f"start.opening_plies is {played}, but the record has only {len(actions)} "
+                   f"actions")
+    if has_digests(record):
+        requested = record["start"]["opening_plies_requested"]
+        if played > requested:
+            raise fail(f"start.opening_plies {played} is more than the "
+                       f"{requested} requested (start.opening_plies_requested)")
+        expected = random_opening(state.clone(), requested, record["seed"],
+                                  stop_before_end=True)
+    else:
+        requested = played
+        expected = random_opening(state.clone(), played, record["seed"])
+    for ply, (want, got) in enumerate(zip(expected, actions[:played], strict=False), 1):
+        if want != got:
+            raise fail(f"opening ply {ply}: the record has action {got}, but the random opening "
+                       f"of seed {record['seed']} plays {want}")
+    if len(expected) != played:
+        raise fail(f"start.opening_plies differs: the record says {played}, but the random "
+                   f"opening of seed {record['seed']} ({requested} requested) plays "
+                   f"{len(expected)}")
+
+
+def replay(record: dict[str, Any], index: int | None = None,
+           on_ply: Callable[[int, Any], None] | None = None) -> Any:
+    """Replay ``record`` through the game core, checking everything it claims (see the module
+    docstring); returns the final state.
+
+    ``on_ply(ply, state)`` is called with the start (ply 0) and after every action. Raises
+    ``MalformedRecord`` for a field missing or of the wrong type, and ``ReplayMismatch`` naming
+    the record and the first mismatch (with its ply): seeds, the start, the opening, an illegal
+    action, a state digest, a game that ends too early or too late, the result, end reason or
+    ply count, or the digest of the whole record.
+    """
+    check_record_shape(record, index)
+    name = record_name(record, index)
+
+    def fail(problem: str) -> ReplayMismatch:
+        return ReplayMismatch(f"{name}: {problem}")
+
+    game = record["game"]
+    digests = record.get("digests") if has_digests(record) else None
+    check_seeds(record, fail)
+    try:
+        state = record_start_state(record)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise fail(f"cannot build the starting position: {exc}") from None
+    chain = DigestChain(game, record[get_game(game).variant_flag], state)
+    if digests is not None and chain.start != digests["start"]:
+        raise fail(f"the starting position differs from the recorded one (digests.start "
+                   f"{digests['start'][:16]}..., the replay gives {chain.start[:16]}...): the "
+                   f"scenario or rule set, or the layouts, changed")
+    check_opening(record, state, fail)
+    actions = record["actions"]
+    ply_digests = digests["plies"] if digests is not None else []
+    if on_ply is not None:
+        on_ply(0, state)
+    for ply, action in enumerate(actions, 1):
+        if state.is_terminal():
+            raise fail(f"the game ended after {ply - 1} plies but the record has "
+                       f"{len(actions)} actions")
+        legal = state.legal_actions()
+        if action not in legal:
+            raise fail(f"ply {ply}: action {action!r} ({describe(game, state, action)}) is not "
+                       f"legal for player "
+                       f"{state.current_player}; {len(legal)} legal actions")
+        state.apply(action)
+        digest = chain.step(action, state)
+        if ply <= len(ply_digests) and ply_digests[ply - 1] != digest:
+            raise fail(f"ply {ply}: the state digest differs (the record says "
+                       f"{ply_digests[ply - 1]}, the replay gives {digest}): action {action} "
+                       f"is not the move that was played, or the rules changed")
+        if on_ply is not None:
+            on_ply(ply, state)
+    if not state.is_terminal():
+        raise fail(f"the record's {len(actions)} actions end, but the game is not over")
+    expected = record["result"]
+    returns = [float(r) for r in state.returns()]
+    winner = None if returns[0] == returns[1] else (0 if returns[0] > returns[1] else 1)
+    found = {"returns": returns, "winner": winner, "end_reason": str(state.end_reason),
+             "plies": len(actions)}
+    for key in ("returns", "winner", "end_reason", "plies"):
+        want = expected[key]
+        if key == "returns":
+            want = [float(r) for r in want]
+        if want != found[key]:
+            raise fail(f"result.{key} differs: the record says {want!r}, the replay gives "
+                       f"{found[key]!r}")
+    if digests is not None:
+        if len(ply_digests) != len(actions):
+            raise fail(f"digests.plies has {len(ply_digests)} entries for {len(actions)} plies")
+        if chain.final != digests["final"]:
+            raise fail(f"the final state digest differs (digests.final "
+                       f"{digests['final'][:16]}..., the replay gives {chain.final[:16]}...)")
+        recomputed = record_digest(record)
+        if recomputed != digests["record"]:
+            raise fail(f"digests.record differs (the record says {digests['record'][:16]}..., "
+                       f"recomputed {recomputed[:16]}...): a field was edited after the game "
+                       f"was written (the agents or their seats, specs, seeds, opening or "
+                       f"result; the moves and states match)")
+    return state
+
+
+def check_pairs(records: list[dict[str, Any]]) -> list[str]:
+    """The two games of each pair (same game, scenario or rules, pairing, pair and seed) must
+    seat the same two agents the other way round and share the opening."""
+    groups: dict[tuple, list[int]] = {}
+    for index, record in enumerate(records):
+        key = (record["game"], *(record.get(variant) for variant in VARIANT_KEYS),
+               record["pairing"], record["pair"], record["seed"])
+        groups.setdefault(key, []).append(index)
+    problems = []
+    for (*_, pairing, pair, _), indices in groups.items():
+        if len(indices) != 2:
+            continue
+        first, second = (records[i] for i in indices)
+        where = (f"records {indices[0]} and {indices[1]} are the two games of pair {pair} of "
+                 f"pairing {pairing}")
+        if first["agents"] != second["agents"][::-1]:
+            problems.append(f"{record_name(second, indices[1])}: {where}, but do not swap "
+                            f"seats: {short_repr(first['agents'])} and "
+                            f"{short_repr(second['agents'])}")
+        elif has_digests(first) and has_digests(second) and first["swapped"] == second["swapped"]:
+            problems.append(f"{record_name(second, indices[1])}: {where}, but both say "
+                            f"swapped={first['swapped']}")
+        elif (first["start"]["opening_plies"] != second["start"]["opening_plies"]
+              or first["actions"][:first["start"]["opening_plies"]]
+              != second["actions"][:second["start"]["opening_plies"]]):
+            problems.append(f"{record_name(second, indices[1])}: {where}, but their random "
+                            f"openings differ")
+    return problems
+
+
+def verify_records(records: list[dict[str, Any]]) -> list[str]:
+    """Check every record's shape, then replay each well-formed one and check the pairs; the
+    problems, each naming its record and the first mismatch (empty when all match)."""
+    problems = []
+    well_formed = []
+    for index, record in enumerate(records):
+        try:
+            check_record_shape(record, index)
+            well_formed.append(index)
+        except MalformedRecord as exc:
+            problems.append(str(exc))
+    for index in well_formed:
+        try:
+            replay(records[index], index)
+        except ReplayMismatch as exc:
+            problems.append(str(exc))
+    if len(well_formed) == len(records):
+        problems += check_pairs(records)
+    return problems
+
+
+def digest_note(records: list[dict[str, Any]]) -> str | None:
+    """What the summary says about records without digests (format /1), if any."""
+    old = [i for i, r in enumerate(records) if isinstance(r, dict) and not has_digests(r)]
+    if not old:
+        return None
+    shown = ", ".join(map(str, old[:8])) + (", ..." if len(old) > 8 else "")
+    return (f"{len(old)} of {len(records)} records carry no digests (format "
+            f"{RECORD_FORMATS[0]}; records {shown}): their seeds, opening, moves and result "
+            f"were checked, but not the state after each ply nor which agent sat in which seat")

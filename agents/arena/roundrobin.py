@@ -1,0 +1,158 @@
+"""The round robin: every pair of entrants in paired games, played in parallel processes (or
+as Ray tasks), every argument checked and every agent built once before the first game."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from agents.arena.checks import (
+    MAX_BOOTSTRAP,
+    MAX_GAMES,
+    MAX_SEED,
+    MAX_WORKERS,
+    ArenaTypeError,
+    check_flag,
+    check_game,
+    check_game_name,
+    check_int,
+    check_opening_plies,
+    check_ray_address,
+    check_specs,
+    check_total_games,
+    check_variant,
+    even_games,
+)
+from agents.arena.play import play_task, warm_up
+from agents.arena.players import build_entrants, entrant_spec, entrants
+from agents.arena.records import ArenaGame
+from agents.arena.results import RoundRobinResult
+from agents.arena.runners import play_in_processes, play_on_ray
+from agents.arena.scheduling import iter_tasks
+from tbw_envs.core.contract import kind_of, short_repr
+
+
+def check_round_robin(game: Any, specs: Any, games_per_pairing: Any, seed: Any = 0,
+                      workers: Any = None, variant: Any = None, progress: Any = False,
+                      bootstrap: Any = 200, bootstrap_seed: Any = 0, opening_plies: Any = 0,
+                      ray_address: Any = None, build: bool = True) -> dict[str, Any]:
+    """Check every argument of ``run_round_robin`` (types, ranges, the caps of
+    ``agents.arena.checks``), load the scenario or rule set and (``build``) build every agent
+    once; returns the arguments as plain values. Raises ``ArenaInputError`` (a ValueError;
+    ``ArenaTypeError``, also a TypeError, for a value of the wrong type) naming the argument:
+    nothing has been played or written yet."""
+    check_game_name(game)
+    entries = check_specs(specs)
+    games_per_pairing = check_int(games_per_pairing, "games_per_pairing", 1, MAX_GAMES)
+    seed = check_int(seed, "seed", 0, MAX_SEED)
+    if ray_address is not None:
+        if not isinstance(ray_address, str):
+            raise ArenaTypeError(f"ray_address must be a string or None, got "
+                                 f"{kind_of(ray_address)} {short_repr(ray_address)}")
+        check_ray_address(ray_address)
+    if workers is not None:
+        workers = check_int(workers, "workers", 1, MAX_WORKERS)
+    progress = check_flag(progress, "progress")
+    bootstrap = check_int(bootstrap, "bootstrap", 0, MAX_BOOTSTRAP)
+    bootstrap_seed = check_int(bootstrap_seed, "bootstrap_seed", 0, MAX_SEED)
+    variant = check_variant(game, variant)
+    check_game(game, variant)
+    opening_plies = check_opening_plies(game, variant, opening_plies)
+    _, total = check_total_games(len(entries), games_per_pairing)
+    entries, labels, pairings = entrants(entries)
+    if build:
+        build_entrants(game, entries, labels,
+                       pickled=ray_address is not None or workers != 1 and total > 1,
+                       variant=variant)
+    return {"game": game, "entries": entries, "labels": labels, "pairings": pairings,
+            "games_per_pairing": games_per_pairing, "total": total, "seed": seed,
+            "workers": workers, "variant": variant, "progress": progress,
+            "bootstrap": bootstrap, "bootstrap_seed": bootstrap_seed,
+            "opening_plies": opening_plies, "ray_address": ray_address}
+
+
+def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, seed: int = 0,
+                    workers: int | None = None, variant: str | None = None,
+                    progress: bool = False, bootstrap: int = 200,
+                    bootstrap_seed: int = 0, opening_plies: int = 0,
+                    ray_address: str | None = None) -> RoundRobinResult:
+    """Every pair of ``specs`` (registry spec strings, or picklable ``factory(seed)`` callables)
+    plays ``games_per_pairing`` paired games (rounded up to even) of ``game`` (``"tbw"`` or
+    ``"junqi"``) on ``variant`` (TBW scenario or Junqi rule set; default ``duel_5v5_8x8`` /
+    ``ccgc``). ``workers`` processes play the games (default ``os.cpu_count()``; 1 plays in this
+    process); the results do not depend on it. ``opening_plies`` random plies, the same for both
+    games of a pair, start every game (``random_opening``): on a fixed TBW scenario,
+    deterministic agents otherwise replay one game per seating. ``ray_address`` (``"local"``,
+    ``"auto"``, ``"ray://host:10001"``: ``connect_ray``) plays each game as a Ray task instead,
+    at most ``workers`` at a time (default: all the cluster's CPUs), with the same results.
+
+    Every argument is checked and every agent built once before the first game
+    (``check_round_robin``; the caps are in ``agents.arena.checks``), and the games are
+    scheduled lazily."""
+    args = check_round_robin(game, specs, games_per_pairing, seed, workers, variant, progress,
+                             bootstrap, bootstrap_seed, opening_plies, ray_address)
+    variant, seed, workers = args["variant"], args["seed"], args["workers"]
+    entries, labels, pairings = args["entries"], args["labels"], args["pairings"]
+    games_per_pairing, opening_plies, total = (args["games_per_pairing"], args["opening_plies"],
+                                               args["total"])
+    if ray_address is None and workers is None:
+        workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    tasks = iter_tasks(game, variant, entries, labels, pairings, games_per_pairing, seed,
+                       opening_plies)
+    start = time.perf_counter()
+    finished: dict[int, ArenaGame] = {}
+    bar = progress_bar(total, f"{game} round robin") if args["progress"] else None
+
+    def record(result: ArenaGame) -> None:
+        finished[result.game_id] = result
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix_str(running_summary(labels, pairings, finished.values()),
+                                refresh=False)
+
+    try:
+        if ray_address is not None:
+            workers = play_on_ray(tasks, ray_address, workers, record)
+        elif workers == 1 or total <= 1:
+            warm_up(game, variant, entries)
+            for task in tasks:
+                record(play_task(task))
+        else:
+            play_in_processes(tasks, min(workers, total), game, variant, entries, record)
+    finally:
+        if bar is not None:
+            bar.close()
+    return RoundRobinResult(
+        game=game, variant=variant, seed=seed, games_per_pairing=even_games(games_per_pairing),
+        labels=labels, specs=[entrant_spec(entry) for entry in entries], pairings=pairings,
+        games=[finished[game_id] for game_id in range(total)], workers=workers,
+        wall_seconds=time.perf_counter() - start, bootstrap=args["bootstrap"],
+        bootstrap_seed=args["bootstrap_seed"], opening_plies=opening_plies,
+    )
+
+
+def progress_bar(total: int, description: str):
+    """A tqdm progress bar, or None without tqdm."""
+    try:
+        from tqdm import tqdm
+    except ImportError:  # the progress bar is a nicety, never a requirement
+        return None
+    return tqdm(total=total, desc=description, unit="game")
+
+
+def running_summary(labels: Sequence[str], pairings: Sequence[tuple[int, int]],
+                    games: Any) -> str:
+    """Each agent's score so far (draw = half), for the progress bar."""
+    points = [0.0] * len(labels)
+    played = [0] * len(labels)
+    for g in games:
+        a, b = pairings[g.pairing]
+        seats = (b, a) if g.swapped else (a, b)
+        for seat in (0, 1):
+            points[seats[seat]] += g.points(seat)
+            played[seats[seat]] += 1
+    parts = [f"{label[:10]} {points[i] / played[i]:.2f}"
+             for i, label in enumerate(labels) if played[i]]
+    return ", ".join(parts[:6])

@@ -1,0 +1,87 @@
+"""The round robin's schedule: every game's task, with seeds that depend on the game alone (base
+seed, pairing, pair, seat), never on the worker that plays it or when."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agents.arena.checks import MAX_SEED, check_int, check_specs, check_total_games, even_games
+from agents.arena.players import entrants
+from tbw_envs.core.seeding import derive_seed
+
+
+def agent_seed(game_seed: int, game_in_pairing: int, seat: int) -> int:
+    """The seed an agent is built and reset with (``schedule``)."""
+    return derive_seed("agent", game_seed, game_in_pairing, seat)
+
+
+def pair_seed(base_seed: int, pairing: int, pair: int) -> int:
+    """The seed shared by both games of pair ``pair`` of ``pairing`` (``schedule``)."""
+    return derive_seed("pair", base_seed, pairing, pair)
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """Everything a worker process needs to play one game: plain, picklable data."""
+
+    game: str
+    variant: str  # TBW scenario or Junqi rule set, as given (a name or a path)
+    game_id: int  # position in the round robin: pairing-major, then pair, then seat order
+    pairing: int
+    pair: int  # index of the game seed within the pairing; each seed is played twice
+    swapped: bool  # False: the pairing's first agent is player 0
+    seed: int  # the pair's seed, shared by both of its games
+    entries: tuple[Any, Any]  # spec strings (or picklable factories) by seat
+    labels: tuple[str, str]
+    agent_seeds: tuple[int, int]
+    opening_plies: int = 0  # random plies played before the agents, the same for both seatings
+    base_seed: int | None = None  # the round robin's seed (``seed`` derives from it)
+
+
+def schedule(game: str, variant: str, entries: Sequence[Any], games_per_pairing: int,
+             seed: int, opening_plies: int = 0,
+             ) -> tuple[list[Any], list[str], list[tuple[int, int]], list[GameTask]]:
+    """Entrants, their labels, the pairings and every game's task, in a fixed order.
+
+    Each listed entry is an entrant (a repeated spec is a second, independently seeded copy,
+    labelled ``spec (2)``); a single entry plays a copy of itself. Every pair of entrants meets
+    in ``games_per_pairing`` games (rounded up to even): for pair k the two games share the
+    seed ``derive_seed("pair", seed, pairing, k)`` and so the starting position, with seats
+    swapped; agents are reset with ``derive_seed("agent", pair_seed, game_in_pairing, seat)``.
+    With ``opening_plies`` both games of a pair first play the same random opening
+    (``random_opening``). The task list is built in full (at most ``MAX_GAMES``);
+    ``run_round_robin`` draws the same tasks lazily from ``iter_tasks``.
+    """
+    opening_plies = check_int(opening_plies, "opening_plies", 0)
+    seed = check_int(seed, "seed", 0, MAX_SEED)
+    entries = check_specs(entries)
+    check_total_games(len(entries), games_per_pairing)
+    entries, labels, pairings = entrants(entries)
+    tasks = list(iter_tasks(game, variant, entries, labels, pairings, games_per_pairing, seed,
+                            opening_plies))
+    return entries, labels, pairings, tasks
+
+
+def iter_tasks(game: str, variant: str, entries: Sequence[Any], labels: Sequence[str],
+               pairings: Sequence[tuple[int, int]], games_per_pairing: int, seed: int,
+               opening_plies: int = 0) -> Iterator[GameTask]:
+    """Every game's task in ``schedule``'s order, one at a time (nothing is built up front)."""
+    game_id = itertools.count()
+    for pairing, (a, b) in enumerate(pairings):
+        for pair in range(even_games(games_per_pairing) // 2):
+            game_seed = pair_seed(seed, pairing, pair)
+            for swapped in (False, True):
+                seats = (b, a) if swapped else (a, b)
+                game_in_pairing = 2 * pair + int(swapped)
+                yield GameTask(
+                    game=game, variant=variant, game_id=next(game_id), pairing=pairing,
+                    pair=pair, swapped=swapped, seed=game_seed,
+                    entries=(entries[seats[0]], entries[seats[1]]),
+                    labels=(labels[seats[0]], labels[seats[1]]),
+                    agent_seeds=tuple(agent_seed(game_seed, game_in_pairing, seat)
+                                      for seat in (0, 1)),
+                    opening_plies=opening_plies, base_seed=seed,
+                )

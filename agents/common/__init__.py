@@ -1,0 +1,1 @@
+"""What every agent shares: parameter checks and the search clock."""

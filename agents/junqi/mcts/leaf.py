@@ -1,0 +1,162 @@
+"""Leaf evaluators: how a search values the world it reached at the end of a descent.
+
+``RandomRollout`` is plain UCT's: uniformly random moves to the end of the game, reward 1 / 0.5 /
+0. The others play evaluation-guided moves (the best of ``sample_k`` random legal moves by the
+move evaluation, with the mover's public deductions) down to a horizon, then score the leaf one
+of two ways (the agents' ``leaf`` parameter):
+
+``MaterialLeaf`` (``leaf="material"``)
+    The change of material (piece values, flag excluded) since the root in the determinized
+    world, plus the positional features (flag defence, progress, no-collision) of the moves on
+    the path, ours added and the opponent's subtracted: the positional part is what a material
+    count does not already show.
+``EvaluationLeaf`` (``leaf="evaluation"``)
+    The evaluation's whole score of every move on the path, ours added and the opponent's
+    subtracted.
+
+A finished game scores +/-``WIN_VALUE`` either way.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Protocol
+
+from agents.junqi.eval_config import FEATURE_NAMES
+from agents.junqi.evaluation import JunqiEvaluation, material
+
+WIN_VALUE = 1000.0
+# Features whose effect a leaf's material change does not already show.
+POSITIONAL_FEATURES = ("flag_defence", "progress", "no_collision")
+
+
+class LeafEvaluator(Protocol):
+    """What the search loop asks of a leaf evaluator."""
+
+    def origin(self, state, player: int) -> float:
+        """What leaves are measured against, taken in the world just drawn (before the descent)."""
+
+    def value(self, state, player: int, origin: float, path_credit: float, depth: int) -> float:
+        """The value for ``player`` of the world reached ``depth`` plies below the root, whose
+        moves in the tree earned ``path_credit`` (see ``GuidedLeaf.credit``)."""
+
+
+class RandomRollout:
+    """Uniformly random moves until the game ends or ``rollout_limit`` plies (scored as a draw);
+    the value is the searching player's reward: 1 for a win, 0.5 for a draw, 0 for a loss."""
+
+    def __init__(self, rng: random.Random, rollout_limit: int):
+        self.rng = rng
+        self.rollout_limit = rollout_limit
+
+    def origin(self, state, player: int) -> float:
+        return 0.0
+
+    def value(self, state, player: int, origin: float, path_credit: float, depth: int) -> float:
+        rng = self.rng
+        plies = 0
+        while not state.is_terminal() and plies < self.rollout_limit:
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+            plies += 1
+        return (state.returns()[player] + 1.0) / 2.0
+
+
+class GuidedLeaf:
+    """Evaluation-guided moves below the tree until ``horizon`` plies from the root (then on to
+    an even depth when ``even``, so the opponent has answered our last move) or the end of the
+    game. Subclasses say what a move adds to the leaf (``credit``) and how a reached world
+    scores against the root's (``origin``, ``score``)."""
+
+    def __init__(self, evaluation: JunqiEvaluation, rng: random.Random, sample_k: int,
+                 horizon: int, even: bool):
+        self.evaluation = evaluation
+        self.rng = rng
+        self.sample_k = sample_k
+        self.horizon = horizon
+        self.even = even
+
+    def origin(self, state, player: int) -> float:
+        return 0.0
+
+    def credit(self, score: float, features) -> float:  # pragma: no cover - interface
+        """What a move of evaluation ``score`` and ``features`` adds to a leaf's value, for its
+        mover (the tree policies rank and credit their candidates with it too)."""
+        raise NotImplementedError
+
+    def score(self, state, player: int, origin: float) -> float:  # pragma: no cover - interface
+        """The reached world's part of the leaf value, for ``player``."""
+        raise NotImplementedError
+
+    def value(self, state, player: int, origin: float, path_credit: float, depth: int) -> float:
+        """Play on from ``depth`` plies below the root; the leaf's value, with the credit of
+        the whole path unless the game ended."""
+        horizon, even = self.horizon, self.even
+        while (depth < horizon or (even and depth % 2)) and not state.is_terminal():
+            mover = state.current_player
+            action, credit = self.guided_move(state)
+            state.apply(action)
+            path_credit += credit if mover == player else -credit
+            depth += 1
+        if state.is_terminal():
+            return state.returns()[player] * WIN_VALUE
+        return self.score(state, player, origin) + path_credit
+
+    def guided_move(self, state) -> tuple[int, float]:
+        """The best of ``sample_k`` random legal moves by the evaluation (with the mover's
+        public deductions), and its leaf credit."""
+        legal = state.legal_actions()
+        if len(legal) > self.sample_k:
+            legal = self.rng.sample(legal, self.sample_k)
+        context = self.evaluation.state_context(state)
+        best, best_score, best_features = legal[0], -math.inf, None
+        for action in legal:
+            features = context.features(action)
+            score = context.weighted(features)
+            if score > best_score:
+                best, best_score, best_features = action, score, features
+        return best, self.credit(best_score, best_features)
+
+
+class MaterialLeaf(GuidedLeaf):
+    """Material change since the root plus the path's positional features."""
+
+    def __init__(self, evaluation: JunqiEvaluation, rng: random.Random, sample_k: int,
+                 horizon: int, even: bool):
+        super().__init__(evaluation, rng, sample_k, horizon, even)
+        self.values = evaluation.config.piece_values
+        self.positional_weights = [
+            w if name in POSITIONAL_FEATURES else 0.0
+            for name, w in zip(FEATURE_NAMES, evaluation.config.weights, strict=True)
+        ]
+
+    def origin(self, state, player: int) -> float:
+        return self.balance(state, player)
+
+    def credit(self, score: float, features) -> float:
+        return sum(w * f for w, f in zip(self.positional_weights, features, strict=True))
+
+    def score(self, state, player: int, origin: float) -> float:
+        return self.balance(state, player) - origin
+
+    def balance(self, state, player: int) -> float:
+        """Our material minus the opponent's."""
+        values = self.values
+        return material(state.owner, state.kind, player, values) - material(
+            state.owner, state.kind, 1 - player, values
+        )
+
+
+class EvaluationLeaf(GuidedLeaf):
+    """The evaluation's score of every move on the path, nothing for the world reached."""
+
+    def credit(self, score: float, features) -> float:
+        return score
+
+    def score(self, state, player: int, origin: float) -> float:
+        return 0.0
+
+
+# The ``leaf`` parameter of the guided searches.
+GUIDED_LEAVES = {"material": MaterialLeaf, "evaluation": EvaluationLeaf}

@@ -1,0 +1,154 @@
+"""The input contract shared by both games and every layer (core, ``raw_env``, ``env()``,
+the single-agent wrappers); see docs/input_contract.md.
+
+Plain Python and numpy only, so the game cores can use it too. Each check raises an error
+that names the value at fault, and none rests on ``assert``, so ``python -O`` behaves the same.
+"""
+
+from __future__ import annotations
+
+import reprlib
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+__all__ = [
+    "GameOverError", "check_action", "check_agent", "check_options", "check_seed",
+    "check_text", "is_integer", "short_list", "short_repr",
+]  # fmt: skip
+
+
+class GameOverError(RuntimeError, ValueError):
+    """A non-None action stepped after the game is over.
+
+    A RuntimeError because the call is wrong for the env's state; also a ValueError because
+    PettingZoo raises ValueError when a terminated agent is stepped with anything but None, and
+    code written against that convention should keep catching it.
+    """
+
+
+class _ShortRepr(reprlib.Repr):
+    """``reprlib`` with bounded output for every value: nested containers are cut at a few
+    levels and items, so even a structure that shares references a billion times over (a
+    "billion laughs" built in Python) prints in microseconds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel = 2
+        self.maxlist = self.maxtuple = self.maxset = self.maxfrozenset = self.maxdeque = 5
+        self.maxdict = 5
+        self.maxstring = 60
+        self.maxother = 60
+        self.maxlong = 40
+
+    def repr_int(self, x, level):
+        # repr() of an int past 4300 digits raises ValueError in Python >= 3.11, and an
+        # error message must never fail to build.
+        if x.bit_length() > 128:
+            return f"<int of about {int(x.bit_length() * 0.30103) + 1} digits>"
+        return super().repr_int(x, level)
+
+
+_SHORT = _ShortRepr()
+
+
+_MAX_REPR_CHARS = 100
+
+
+def short_repr(value) -> str:
+    """A repr of ``value`` that is short and cheap whatever the value, for error messages."""
+    try:
+        text = _SHORT.repr(value)
+    except Exception:  # a hostile __repr__ must not replace the error being reported
+        return f"<{type(value).__name__} object>"
+    if len(text) > _MAX_REPR_CHARS:
+        text = text[: _MAX_REPR_CHARS - 3] + "..."
+    return text
+
+
+def short_list(values, limit: int = 8) -> str:
+    """``[a, b, ...]`` of short reprs, sorted, at most ``limit`` shown."""
+    shown = sorted(short_repr(v) for v in values)
+    more = f", ... ({len(shown) - limit} more)" if len(shown) > limit else ""
+    return "[" + ", ".join(shown[:limit]) + more + "]"
+
+
+def is_integer(value) -> bool:
+    """A Python or numpy integer, never a bool (``True`` is an int to Python, not to us)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def kind_of(value) -> str:
+    """The type name an error message shows: ``bool`` for numpy bools too."""
+    return "bool" if isinstance(value, (bool, np.bool_)) else type(value).__name__
+
+
+def is_real_number(value) -> bool:
+    """A Python or numpy real number (int or float), never a bool."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_)
+    )
+
+
+def check_action(action, num_actions: int, error: type[Exception] = ValueError) -> int:
+    """``action`` as a plain int in ``[0, num_actions)``.
+
+    Accepted: a Python or numpy integer, or a 0-d integer array (what ``np.argmax`` and some
+    policies hand back). Rejected with ``error`` naming the value: bools (``True`` would
+    silently mean action 1), floats (6.5 would be truncated), strings, None and anything out
+    of range.
+    """
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = action.item()
+    if not is_integer(action):
+        kind = "bool" if isinstance(action, (bool, np.bool_)) else type(action).__name__
+        raise error(
+            f"action must be an integer in [0, {num_actions}), got {kind} {short_repr(action)}"
+        )
+    if not 0 <= action < num_actions:
+        raise error(f"action {int(action)} is out of range [0, {num_actions})")
+    return int(action)
+
+
+def check_seed(seed, where: str = "reset") -> int | None:
+    """None, or a non-negative integer of any integer type, as a plain int."""
+    if seed is None:
+        return None
+    if not is_integer(seed):
+        raise TypeError(
+            f"{where}: seed must be an int >= 0 (Python or numpy) or None, got "
+            f"{type(seed).__name__} {short_repr(seed)}"
+        )
+    if seed < 0:
+        raise ValueError(f"{where}: seed must be non-negative, got {int(seed)}")
+    return int(seed)
+
+
+def check_options(options, where: str = "reset") -> dict:
+    """Reset options: a mapping or None (returned as a new dict, so callers may pop keys)."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise TypeError(
+            f"{where}: options must be a dict or None, got "
+            f"{type(options).__name__} {short_repr(options)}"
+        )
+    return dict(options)
+
+
+def check_agent(agent, agents: Iterable[str]) -> str:
+    """``agent`` if it names one of ``agents``; otherwise a ValueError listing them."""
+    agents = tuple(agents)
+    # The type test comes first: an unhashable or array-like "agent" must not reach ``in``.
+    if not isinstance(agent, str) or agent not in agents:
+        raise ValueError(f"unknown agent {short_repr(agent)}; agents are {list(agents)}")
+    return agent
+
+
+def check_text(value, max_chars: int, field: str, error: type[Exception] = ValueError) -> str:
+    """A string of at most ``max_chars`` characters (names, descriptions in config files)."""
+    if not isinstance(value, str):
+        raise error(f"{field}: expected a string, got {type(value).__name__} {short_repr(value)}")
+    if len(value) > max_chars:
+        raise error(f"{field}: at most {max_chars} characters, got {len(value)}")
+    return value
