@@ -2,7 +2,7 @@
 
     pip install mutmut                                  # next to the project's [dev] install
     nice -n 10 python scripts/mutation_check.py tbw_envs/infos.py
-    python scripts/mutation_check.py tbw_envs/tbw/rules.py --tests tests/test_tbw_rules.py
+    python scripts/mutation_check.py tbw_envs/tbw/rules.py --tests tests/tbw_envs/tbw/test_state.py
     python scripts/mutation_check.py --list             # the targets and their test selections
 
 The repository is copied to a temporary folder (mutmut rewrites files: never run it in the
@@ -32,25 +32,34 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Slow tests that add nothing for these targets: the render round trips (seconds each) and the
 # PPO smoke test (torch).
-TBW_SKIP = ["--deselect", "tests/test_tbw_env.py::test_pettingzoo_render_test",
-            "--deselect", "tests/test_tbw_env.py::test_maskable_ppo_smoke"]
-JUNQI_SKIP = ["--deselect", "tests/test_junqi_env.py::test_pettingzoo_render"]
-ENV_TESTS = ["tests/test_endings.py", "tests/test_integrations.py",
-             "tests/test_parallel_contract.py", "tests/test_standard_wrapper.py",
-             "tests/test_env_arguments.py"]
+TBW_SKIP = ["--deselect", "tests/tbw_envs/test_tbw_v0.py::test_pettingzoo_render_test"]
+JUNQI_SKIP = ["--deselect", "tests/tbw_envs/test_junqi_v0.py::test_pettingzoo_render"]
+PPO_SKIP = ["--deselect", "tests/tbw_envs/test_wrappers.py::test_maskable_ppo_smoke"]
+ENV_TESTS = ["tests/tbw_envs/test_endings.py", "tests/tbw_envs/test_integrations.py",
+             "tests/tbw_envs/test_aec_wrappers.py", "tests/tbw_envs/test_env_arguments.py"]
+TBW_ENV_TESTS = ["tests/tbw_envs/test_tbw_v0.py", "tests/tbw_envs/test_registration.py",
+                 "tests/tbw_envs/test_wrappers.py"]
+TBW_CORE_TESTS = ["tests/tbw_envs/tbw/test_board.py", "tests/tbw_envs/tbw/test_state.py",
+                  "tests/tbw_envs/tbw/test_state_movement.py",
+                  "tests/tbw_envs/tbw/test_state_attacks.py",
+                  "tests/tbw_envs/tbw/test_state_reference.py"]
 TARGETS = {
-    "tbw_envs/infos.py": ["tests/test_endings.py", "tests/test_env_arguments.py",
-                          "tests/test_parallel_contract.py", "tests/test_integrations.py"],
-    "tbw_envs/tbw_v0.py": [*ENV_TESTS, "tests/test_tbw_env.py", *TBW_SKIP],
-    "tbw_envs/junqi_v0.py": [*ENV_TESTS, "tests/test_junqi_env.py", "tests/test_wrappers_junqi.py",
-                             *JUNQI_SKIP],
-    "tbw_envs/wrappers.py": [*ENV_TESTS, "tests/test_tbw_env.py", "tests/test_wrappers_junqi.py",
-                             *TBW_SKIP],
+    "tbw_envs/infos.py": ["tests/tbw_envs/test_endings.py", "tests/tbw_envs/test_env_arguments.py",
+                          "tests/tbw_envs/test_aec_wrappers.py",
+                          "tests/tbw_envs/test_integrations.py"],
+    "tbw_envs/tbw_v0.py": [*ENV_TESTS, *TBW_ENV_TESTS, *TBW_SKIP, *PPO_SKIP],
+    "tbw_envs/junqi_v0.py": [*ENV_TESTS, "tests/tbw_envs/test_junqi_v0.py",
+                             "tests/tbw_envs/test_wrappers.py", *JUNQI_SKIP, *PPO_SKIP],
+    "tbw_envs/wrappers.py": [*ENV_TESTS, *TBW_ENV_TESTS, *TBW_SKIP, *PPO_SKIP],
     "tbw_envs/aec_wrappers.py": ENV_TESTS,
-    "tbw_envs/tbw/rules.py": ["tests/test_tbw_rules.py", "tests/test_tbw_property.py"],
-    "tbw_envs/tbw/state.py": ["tests/test_tbw_rules.py", "tests/test_tbw_property.py"],
-    "tbw_envs/junqi/state.py": ["tests/test_junqi_rules.py", "tests/test_junqi_audit.py",
-                                "tests/test_junqi_reference.py"],
+    "tbw_envs/tbw/rules.py": TBW_CORE_TESTS,
+    "tbw_envs/tbw/state.py": TBW_CORE_TESTS,
+    "tbw_envs/junqi/state.py": ["tests/tbw_envs/junqi/test_state.py",
+                                "tests/tbw_envs/junqi/test_moves.py",
+                                "tests/tbw_envs/junqi/test_board.py",
+                                "tests/tbw_envs/junqi/test_state_view.py",
+                                "tests/tbw_envs/junqi/test_rules.py",
+                                "tests/tbw_envs/test_junqi_v0.py", *JUNQI_SKIP],
 }
 IGNORE = shutil.ignore_patterns(".git", ".venv*", "mutants", "__pycache__", "*.egg-info",
                                 ".pytest_cache", ".hypothesis", ".ruff_cache", "runs")

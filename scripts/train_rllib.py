@@ -101,8 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--num-envs-per-env-runner", type=_int_at_least(1, MAX_ENVS_PER_RUNNER),
                         default=4,
                         help="envs each env runner (or the driver, with K=0) steps, one "
-                             "batched forward pass for all (default 4: about 4x the sampling "
-                             "rate of 1, docs/benchmarks.md)")
+                             "batched forward pass for all (default 4; the sampling rate it "
+                             "buys is measured in docs/benchmarks.md)")
     parser.add_argument("--address", type=ray_address, default="local",
                         help="'local' starts Ray on this machine; 'auto' joins the cluster "
                              "'ray start' set up here; ray://head:10001 connects through Ray "

@@ -1,4 +1,8 @@
-"""``--require-integrations=EXTRAS``: in CI, a test skipped for a missing library fails.
+"""What every test shares: the ``--require-integrations`` option, the multiprocessing start
+method, and the fixtures several test modules use (helpers that are not fixtures are plain
+modules under ``tests/helpers/``).
+
+``--require-integrations=EXTRAS``: in CI, a test skipped for a missing library fails.
 
 Tests skip with the reason when an optional library is not installed (``importorskip``,
 ``skipif``): right on a developer's machine, wrong in CI, where the README's two commands install
@@ -14,6 +18,7 @@ test of the error shown when ray is absent, say) are left alone.
 
 from __future__ import annotations
 
+import multiprocessing
 import re
 
 import pytest
@@ -39,6 +44,11 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    # torchrl switches multiprocessing's default start method to "spawn" when it is first
+    # imported, unless the method is already fixed; a spawned worker of a Gymnasium
+    # AsyncVectorEnv then never registers the envs. Fixing the platform's default here keeps
+    # every run, whatever its subset and order of tests, on the same start method.
+    multiprocessing.get_start_method()
     value = config.getoption("--require-integrations")
     if value is None:
         config._required_extras_exempt = None
@@ -89,3 +99,82 @@ def pytest_runtest_makereport(item, call):
 def pytest_make_collect_report(collector):
     outcome = yield
     _fail_if_required(collector.config, outcome.get_result())
+
+
+# ---------------------------------------------------------------------- shared fixtures
+
+
+@pytest.fixture
+def tiny_scenarios(tmp_path):
+    """Two small random TBW scenarios (5 rounds, units close together) as YAML files, so games
+    are quick: the weight tuner's and scripts/tune_weights.py's tests."""
+    import yaml
+
+    from tests.helpers.tbw_search import random_scenario_dict
+
+    paths = []
+    for seed in (4, 12):
+        path = tmp_path / f"tiny_{seed}.yaml"
+        path.write_text(yaml.safe_dump(random_scenario_dict(seed, own=3, enemies=3,
+                                                            win="annihilation")))
+        paths.append(str(path))
+    return tuple(paths)
+
+
+@pytest.fixture(scope="session")
+def written_runs(tmp_path_factory):
+    """A small round robin of each game written to disk (paths of its files, by game): the
+    records' and scripts/replay.py's tests read them and never change them."""
+    from tests.helpers.arena_runs import write_runs
+
+    return write_runs(tmp_path_factory.mktemp("arena"))
+
+
+@pytest.fixture
+def no_games(monkeypatch):
+    """Any game started (in this process or a pool) fails the test: the arena's and
+    scripts/arena.py's checks come first."""
+    import agents.arena.roundrobin as arena_roundrobin
+    from scripts import arena as arena_cli
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a game was started before the input was checked")
+
+    for name in ("play_task", "warm_up", "play_in_processes", "play_on_ray"):
+        monkeypatch.setattr(arena_roundrobin, name, refuse)
+    monkeypatch.setattr(arena_cli, "run_round_robin", refuse)
+
+
+@pytest.fixture(scope="session")
+def opening_runs(tmp_path_factory):
+    """A small written run per game with a random opening (paths to games.jsonl): the records'
+    and scripts/replay.py's tests read them and never change them."""
+    from tests.helpers.arena_runs import write_runs_with_opening
+
+    return write_runs_with_opening(tmp_path_factory.mktemp("proof"))
+
+
+@pytest.fixture
+def shipped_configs_unchanged():
+    """Every shipped configs/agents file keeps its bytes, and no file is added there."""
+    from tests.helpers.weight_files import SHIPPED, SHIPPED_FILES, shipped_agent_files
+
+    before = {p: p.read_bytes() for p in SHIPPED}
+    yield
+    assert shipped_agent_files() == SHIPPED_FILES
+    for path, data in before.items():
+        assert path.read_bytes() == data, f"{path} changed"
+
+
+@pytest.fixture(scope="module")
+def ray_session():
+    """One local Ray per test module: run_round_robin and rllib_training.train reuse a running
+    Ray (connect_ray) and leave it up."""
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address="local", num_cpus=2, include_dashboard=False)
+    yield ray
+    if started:
+        ray.shutdown()

@@ -1,5 +1,6 @@
-"""The docs stand on their own: relative links resolve inside the repository, and no doc or source
-file points outside it (``../shared``, an external rules file) or at tracker numbers."""
+"""The docs stand on their own: relative links resolve inside the repository, no doc or source file
+points outside it (``../shared``, an external rules file) or at tracker numbers, and every test
+file a doc or source file names exists."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ INLINE_CODE = re.compile(r"(`+)(.+?)\1", re.S)
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^\s)>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.I)  # http:, https:, mailto:, ...
+# A test file, or one test in it, by path: tests/tbw_envs/test_endings.py, ...::test_name.
+TEST_PATH = re.compile(r"\b(tests/[\w/]+\.py)(?:::(\w+))?")
 
 
 def _without_code(text: str) -> str:
@@ -144,3 +147,22 @@ def test_the_checker_catches_a_broken_link_and_anchor(tmp_path):
     problems = broken_links(doc, root=tmp_path)
     assert len(problems) == 3, problems
     assert "missing.md" in problems[0] and "#nope" in problems[1] and "outside" in problems[2]
+
+
+def test_the_test_files_named_in_docs_and_code_exist():
+    """A doc, a script, a comment or CI names a test file (or one test in it) that exists, so
+    moving a test file cannot leave a stale path behind. The changelog is history: left out."""
+    problems = []
+    for path in [*scanned_files(), ROOT / ".ci" / "run"]:
+        if path.name == "CHANGELOG.md":
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for test_file, test in TEST_PATH.findall(line):
+                where = f"{path.relative_to(ROOT)}:{number}: {test_file}"
+                if not (ROOT / test_file).is_file():
+                    problems.append(f"{where}: no such file")
+                elif test and not re.search(rf"^def {test}\(",
+                                            (ROOT / test_file).read_text(encoding="utf-8"),
+                                            re.M):
+                    problems.append(f"{where}::{test}: no such test")
+    assert problems == []

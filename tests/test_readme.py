@@ -36,3 +36,24 @@ def test_snippets_that_train_or_play_a_network_use_one_torch_thread():
     assert networked, "the README shows how to train with MaskablePPO"
     for block in networked:
         assert "torch.set_num_threads(1)" in block, block
+
+
+def test_the_examples_the_readme_names_exist():
+    """``examples/<file>.py:<Name>`` in the README: the file exists and defines the name."""
+    named = set(re.findall(r"(examples/\w+\.py):(\w+)", README))
+    assert len(named) >= 3
+    for path, name in named:
+        source = (ROOT / path).read_text()
+        assert re.search(rf"^(def|class) {name}\b", source, re.M), f"{path} has no {name}"
+
+
+def test_the_rllib_command_names_tests_that_exist():
+    """The RLlib command lists its test files (and one test) by path: each exists, which the
+    main test run checks, not only the RLlib environment's."""
+    rllib_tests = re.findall(r"```bash\n(.*?)\n```", README, re.S)[2]
+    named = re.findall(r"\b(tests/[\w/]+\.py)(?:::(\w+))?", rllib_tests)
+    assert len(named) >= 3, rllib_tests
+    for path, test in named:
+        assert (ROOT / path).is_file(), path
+        if test:
+            assert re.search(rf"^def {test}\(", (ROOT / path).read_text(), re.M), (path, test)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,13 @@ from tbw_envs.core.contract import (
     short_list,
     short_repr,
 )
-from tbw_envs.core.yaml_loader import ConfigError, is_file, load_yaml, number_text_hint
+from tbw_envs.core.yaml_loader import (
+    ConfigError,
+    cached_by_file,
+    is_file,
+    load_yaml,
+    number_text_hint,
+)
 from tbw_envs.junqi.board import NUM_POSTS
 from tbw_envs.junqi.pieces import PIECE_NAMES
 
@@ -145,13 +150,12 @@ def _load_config_file(spec: str) -> EvalConfig:
                              f"available: {known}, or a path to a .yaml file")
     if not is_file(path):
         raise ValueError(f"Junqi evaluation file {short_repr(str(path))} does not exist")
-    stat = path.stat()
-    # Keyed by the file's identity and modification, so a re-tuned file is read again.
-    return _read_config_file(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    # Cached by the file's identity and modification, so a re-tuned file is read again.
+    return _read_config_file(path)
 
 
-@lru_cache(maxsize=16)
-def _read_config_file(path: str, mtime_ns: int, size: int) -> EvalConfig:
+@cached_by_file(maxsize=16)
+def _read_config_file(path: str) -> EvalConfig:
     data = load_yaml(path)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a mapping, got "

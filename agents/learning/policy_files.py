@@ -40,6 +40,7 @@ from agents.learning.policy_metadata import (
     game_info_of,
     policy_file_error,
 )
+from tbw_envs.core.yaml_loader import cached_by_file
 
 # The attribute train_ppo.py sets on the model before saving; SB3 stores every plain attribute
 # in model.zip, so checkpoints and the final model both say what they were trained on
@@ -55,7 +56,6 @@ MAX_METADATA_BYTES = 1 << 20
 MAX_ENTRIES = 1024
 MAX_FILE_BYTES = 4 * MAX_PARAMETERS + MAX_METADATA_BYTES + (1 << 20)
 
-_MODEL_CACHE: dict[tuple[str, int, int], tuple[Any, dict[str, Any]]] = {}
 
 
 def save_policy(policy: Any, path: str | os.PathLike, game_info: dict[str, Any], *,
@@ -282,11 +282,12 @@ def load_policy(path: str | os.PathLike) -> tuple[Any, dict[str, Any]]:
     """The policy of a policy file and its game info (``game_info_of``), cached per file
     version. Runs no code from the file (module docstring)."""
     require_train_extra("loading a PPO model")
-    resolved = resolve_policy_path(path)
-    stat = resolved.stat()
-    key = (str(resolved), stat.st_size, stat.st_mtime_ns)
-    if key not in _MODEL_CACHE:
-        meta, policy = read_policy_file(resolved)
-        _MODEL_CACHE[key] = (policy, game_info_of(meta))
-    return _MODEL_CACHE[key]
+    return _load_policy_file(resolve_policy_path(path))
+
+
+# Bounded: each policy holds its network; a long job that loads many files keeps the latest.
+@cached_by_file(maxsize=32)
+def _load_policy_file(path: str) -> tuple[Any, dict[str, Any]]:
+    meta, policy = read_policy_file(path)
+    return policy, game_info_of(meta)
 

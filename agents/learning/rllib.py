@@ -284,8 +284,8 @@ def build_config(game: str, variant: str, *, num_env_runners: int = 0,
         PPOConfig()
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
         # RLlib's env pre-check steps one *unmasked* random action, which is illegal in our
-        # games (PettingZoo then warns "Illegal move made"); tests/test_rllib.py runs the same
-        # check (check_multiagent_environments) on a fresh env instead.
+        # games (PettingZoo then warns "Illegal move made"); tests/agents/learning/test_rllib.py
+        # runs the same check (check_multiagent_environments) on a fresh env instead.
         .environment(ENV_NAME, env_config={"game": game, "variant": variant,
                                            "threads": threads}, disable_env_checking=True)
         .env_runners(num_env_runners=num_env_runners,

@@ -57,7 +57,6 @@ import inspect
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -65,7 +64,13 @@ import yaml
 
 from tbw_envs.core.configs_path import configs_dir
 from tbw_envs.core.contract import check_text, is_integer, is_real_number, short_list, short_repr
-from tbw_envs.core.yaml_loader import ConfigError, is_file, load_yaml, number_text_hint
+from tbw_envs.core.yaml_loader import (
+    ConfigError,
+    cached_by_file,
+    is_file,
+    load_yaml,
+    number_text_hint,
+)
 
 FEATURE_NAMES = ("material", "kills", "victory", "leader_threat", "exposure", "distance")
 NUM_FEATURES = len(FEATURE_NAMES)
@@ -394,13 +399,12 @@ def load_evaluation(spec=None) -> DefaultEvaluation:
                              f"available: {available_weights()}, or a path to a .yaml file")
     if not is_file(path):
         raise ValueError(f"TBW evaluation weights file {short_repr(str(path))} does not exist")
-    stat = path.stat()
-    # Keyed by the file's identity and modification, so a re-tuned file is read again.
-    return _read_weights_file(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    # Cached by the file's identity and modification, so a re-tuned file is read again.
+    return _read_weights_file(path)
 
 
-@lru_cache(maxsize=16)
-def _read_weights_file(path: str, mtime_ns: int, size: int) -> DefaultEvaluation:
+@cached_by_file(maxsize=16)
+def _read_weights_file(path: str) -> DefaultEvaluation:
     data = load_yaml(path)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a mapping with 'weights', got "

@@ -1,6 +1,6 @@
 """RLlib recipe: multi-agent PPO with action masking on our AEC envs, both seats sharing one
 policy (self-play), through RLlib's own example masking module. Verified with ray 2.60.0
-(gymnasium 1.2.2): one iteration trains (tests/test_integration_recipes.py, slow).
+(gymnasium 1.2.2): one iteration trains (tests/scripts/integrations/test_rllib_ppo.py, slow).
 
 RLlib pins its own gymnasium (1.2.2 for ray 2.60), so install it in a separate environment:
 

@@ -27,7 +27,7 @@ TURN_LIMIT_RESULTS = ("draw", "hp")
 DEFAULT_MOVE_CLASS = "foot"
 
 # Size limits (docs/input_contract.md). Building a board costs time and memory in the square of
-# its tile count (the distance table): 50 x 50 takes about 2 s, 100 x 100 about 40 s and 0.8 GB.
+# its tile count (the distance table), so the largest boards are capped.
 MAX_BOARD_SIDE = 100
 MAX_BOARD_TILES = 2500
 MAX_UNITS_PER_SIDE = 32

@@ -1,0 +1,247 @@
+"""The Junqi search package (``agents.junqi.mcts``): the one search loop builds the tree each policy
+describes (visit counts, edges, children keyed by move or by move and result), the leaf evaluators
+score as documented, the budget runs on agents.common.budget's clock, UCB&MCTS keeps the paper's
+formula and defaults, and ISMCTS takes an evaluation prior and an opponent model."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+import pytest
+
+import agents.junqi.mcts as mcts
+from agents.common.budget import Deadline
+from agents.junqi import (
+    FEATURE_NAMES,
+    GreedyEvalAgent,
+    ISMCTSAgent,
+    MCTSAgent,
+    UCBMCTSAgent,
+)
+from agents.junqi.belief import make_belief
+from agents.junqi.mcts import EvaluationLeaf, MaterialLeaf, Node, SearchBudget, run_search
+from agents.registry import make_agent
+from tbw_envs.junqi import JunqiState
+from tests.helpers.junqi_games import midgame_states
+
+ITERATIONS = 60
+
+
+def _midgame_view(seed: int = 2):
+    rand = random.Random(seed)
+    while True:
+        state = JunqiState.random_initial(rand)
+        for _ in range(rand.randrange(20, 60)):
+            if state.is_terminal():
+                break
+            state.apply(rand.choice(state.legal_actions()))
+        if not state.is_terminal():
+            return state.view(state.current_player)
+
+
+def _searched_root(agent, view) -> tuple[Node, int, int]:
+    """Run the agent's search on ``view`` and keep the root its tree policy built."""
+    policy = agent.tree_policy
+    built = []
+    new_root = policy.new_root
+
+    def keep(*args):
+        built.append(new_root(*args))
+        return built[-1]
+
+    policy.new_root = keep
+    belief = make_belief(agent.belief_name, view)
+    action, done = run_search(policy, agent.leaf_evaluator, view, view.legal_actions(), belief,
+                              agent._rng, agent.budget, agent.budget.start())
+    return built[0], action, done
+
+
+def _nodes(root: Node):
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        yield node, depth
+        stack.extend((child, depth + 1) for child in node.children.values())
+
+
+def test_the_package_exports_every_public_name():
+    for name in mcts.__all__:
+        assert getattr(mcts, name) is not None, name
+    assert mcts.run_search.__module__ == "agents.junqi.mcts.search"
+
+
+@pytest.mark.parametrize("cls", [MCTSAgent, UCBMCTSAgent])
+def test_determinized_trees_count_every_node_reached(cls):
+    view = _midgame_view()
+    root, action, done = _searched_root(cls(iterations=ITERATIONS, seed=0), view)
+    assert done == ITERATIONS and action in view.legal_actions()
+    assert root.visits == ITERATIONS
+    assert sum(edge.visits for edge in root.edges.values()) == ITERATIONS
+    deepest = 0
+    for node, depth in _nodes(root):
+        deepest = max(deepest, depth)
+        # One child per move, whatever the referee announced; the node was reached once per
+        # visit of the edge into it and passed on through its own edges.
+        assert set(node.children) == set(node.edges)
+        for move, edge in node.edges.items():
+            child = node.children[move]
+            assert child.visits == edge.visits
+            assert child.mover == 1 - node.mover
+            assert sum(e.visits for e in child.edges.values()) <= child.visits
+    assert deepest >= 2, "the search never went below the root's children"
+
+
+def test_information_set_tree_keys_children_by_move_and_result():
+    view = _midgame_view()
+    agent = ISMCTSAgent(iterations=ITERATIONS, prior_visits=0.0, seed=0)
+    root, action, done = _searched_root(agent, view)
+    assert done == ITERATIONS and action in view.legal_actions()
+    deepest = 0
+    for node, depth in _nodes(root):
+        deepest = max(deepest, depth)
+        # Visits count the iterations that chose a move here (no prior visits to subtract).
+        assert node.visits == sum(edge.visits for edge in node.edges.values())
+        for (move, _result), child in node.children.items():
+            assert move in node.edges and child.mover == 1 - node.mover
+        for edge in node.edges.values():
+            assert edge.available >= 1
+    assert root.visits == ITERATIONS
+    assert deepest >= 2
+
+
+def test_ismcts_prior_visits_seed_every_available_edge():
+    view = _midgame_view()
+    agent = ISMCTSAgent(iterations=1, prior_visits=5.0, seed=0)
+    root, _, _ = _searched_root(agent, view)
+    ranked = {action: score for action, _, score in root.candidates}
+    for move, edge in root.edges.items():
+        chosen = edge.visits - 5.0
+        assert chosen in (0.0, 1.0)
+        if not chosen:
+            assert edge.total == pytest.approx(5.0 * ranked[move])
+
+
+def test_leaf_evaluators_credit_a_move_as_documented():
+    agent = UCBMCTSAgent(iterations=1, seed=0)
+    rng = random.Random(0)
+    material = MaterialLeaf(agent.evaluation, rng, sample_k=4, horizon=4, even=False)
+    whole = EvaluationLeaf(agent.evaluation, rng, sample_k=4, horizon=4, even=False)
+    features = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    weights = dict(zip(FEATURE_NAMES, agent.evaluation.config.weights, strict=True))
+    positional = sum(weights[name] * features[FEATURE_NAMES.index(name)]
+                     for name in mcts.POSITIONAL_FEATURES)
+    assert material.credit(123.0, features) == pytest.approx(positional)
+    assert whole.credit(123.0, features) == 123.0
+    state = JunqiState.random_initial(random.Random(1))
+    assert material.score(state, 0, material.origin(state, 0)) == 0.0
+    assert whole.origin(state, 0) == 0.0 and whole.score(state, 0, 0.0) == 0.0
+
+
+def test_search_budget_runs_on_a_deadline_and_keeps_its_repr():
+    budget = SearchBudget(iterations=3)
+    clock = budget.start()
+    assert isinstance(clock, Deadline)
+    assert [budget.more(done, clock) for done in range(5)] == [True, True, True, False, False]
+    assert repr(budget) == "SearchBudget(iterations=3, seconds=None)"
+    timed = SearchBudget(seconds=0.5)
+    assert timed.more(10**6, timed.start())
+    assert not timed.more(0, Deadline(0.5, started=0.0))  # long past
+    assert repr(timed) == "SearchBudget(iterations=None, seconds=0.5)"
+    assert SearchBudget().iterations == mcts.DEFAULT_ITERATIONS
+
+
+# Section 4: "we determined the value of the cof parameter in the UCB formula to be 10".
+PAPER_COF = 10
+# Section 2.1: "we limit the upper limit of the game tree extension to 4 layers".
+PAPER_TREE_DEPTH = 4
+
+
+def test_ucbmcts_defaults_are_the_papers_cof_and_tree_depth():
+    for agent in (UCBMCTSAgent(), make_agent("ucbmcts", game="junqi")):
+        assert agent.cof == PAPER_COF
+        assert agent.max_depth == PAPER_TREE_DEPTH
+
+
+def test_tree_selection_is_the_papers_ucb_formula_eq3():
+    # Eq. 3: UCB = w_c / n_c + cof x sqrt(2 x log n_p / n_c); here w_c = 3, n_c = 4, n_p = 20.
+    from agents.junqi.mcts import Edge, mean_ucb
+
+    expected = 3 / 4 + PAPER_COF * math.sqrt(2 * math.log(20) / 4)
+    # Plain UCT keeps an edge's wins from the mover's side and selects with sign 1; UCB&MCTS
+    # keeps the sum of leaf values from the searching player's side, and the opponent's nodes
+    # (sign -1) maximise the negated mean.
+    edge = Edge()
+    edge.visits, edge.total = 4, 3.0
+    assert mean_ucb(edge, 1.0, math.log(20), PAPER_COF) == pytest.approx(expected)
+    assert mean_ucb(edge, -1.0, math.log(20), PAPER_COF) == pytest.approx(expected - 2 * 3 / 4)
+
+
+@pytest.mark.parametrize("cls", [MCTSAgent, UCBMCTSAgent, ISMCTSAgent])
+def test_search_budgets_are_respected(cls):
+    state = midgame_states(1, seed=4)[0]
+    view = state.view(state.current_player)
+    agent = cls(iterations=25, seed=0)
+    agent.act(view)
+    assert agent.last_stats["iterations"] == 25
+    agent = cls(seconds=0.15, seed=0)
+    started = time.perf_counter()
+    agent.act(view)
+    elapsed = time.perf_counter() - started
+    # Not a timing benchmark: a search that ignored its budget would run its default iterations
+    # (seconds of work); the slack is for a machine shared with other jobs.
+    assert elapsed <= 0.15 + 1.0
+    assert agent.last_stats["iterations"] > 1
+
+
+def test_ismcts_with_an_overwhelming_evaluation_prior_plays_the_greedy_move():
+    """Virtual visits worth the evaluation's score: with enough of them no search result can
+    overturn the one-ply order, so the move is greedy's whenever greedy's best is unique."""
+    checked = 0
+    for state in midgame_states(12, seed=11):
+        view = state.view(state.current_player)
+        actions = view.legal_actions()
+        greedy = GreedyEvalAgent(seed=0)
+        context = greedy.evaluation.context(view, make_belief("count", view))
+        scores = sorted(context.scores(actions), reverse=True)
+        if len(scores) < 2 or scores[0] - scores[1] < 1e-6:
+            continue
+        agent = ISMCTSAgent(iterations=40, prior_visits=1e7, belief="count", seed=0)
+        assert agent.act(view) == greedy.act(view)
+        checked += 1
+    assert checked >= 5
+
+
+def test_ismcts_opponent_model_plays_its_evaluations_best_candidate():
+    agent = ISMCTSAgent(iterations=5, opponent="evaluation", seed=0)
+    for state in midgame_states(6, seed=5):
+        view = state.view(state.current_player)
+        belief = make_belief("count", view)
+        world = belief.sample_state(random.Random(0))
+        legal = world.legal_actions()
+        candidates = [(a, 0.0, 0.0) for a in random.Random(1).sample(legal, min(6, len(legal)))]
+        context = agent.evaluation.state_context(world)
+        best = max(candidates, key=lambda c: context.score(c[0]))[0]
+        assert agent.tree_policy.modelled_reply(world, candidates)[0] == best
+        assert agent.act(view) in view.legal_actions()
+    with pytest.raises(ValueError, match="opponent must be 'search' or 'evaluation'"):
+        ISMCTSAgent(opponent="psychic")
+
+
+@pytest.mark.parametrize("bad", [-1, True, "many", math.inf])
+def test_ismcts_rejects_a_bad_prior(bad):
+    with pytest.raises(ValueError, match="prior_visits must be a non-negative number"):
+        ISMCTSAgent(prior_visits=bad)
+
+
+def test_search_agents_reject_bad_parameters():
+    for bad in ({"iterations": 0}, {"iterations": 2.5}, {"seconds": -1}, {"seconds": True}):
+        with pytest.raises(ValueError):
+            UCBMCTSAgent(**bad)
+    with pytest.raises(ValueError, match="expand_k"):
+        UCBMCTSAgent(expand_k=0)
+    with pytest.raises(ValueError, match="unknown belief"):
+        ISMCTSAgent(belief="psychic")
+    with pytest.raises(ValueError, match="unknown layout policy"):
+        GreedyEvalAgent(layout="fortress")

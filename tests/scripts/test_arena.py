@@ -1,0 +1,225 @@
+"""``scripts/arena.py``: it writes every file of a run, picks the games to run from its options,
+and checks every option before the first game, writing nothing when it refuses one."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from scripts import arena as arena_cli
+
+# ---------------------------------------------------------------------- arena CLI
+
+
+def test_arena_cli_writes_every_file(tmp_path, capsys):
+    out = tmp_path / "junqi-run"
+    assert arena_cli.main(["--game", "junqi", "--agents", "random", "random", "--games", "2",
+                           "--workers", "1", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    for heading in ("Pairings", "Ratings", "How games ended", "Thinking time", "final board"):
+        assert heading in printed
+    for name in ("results.json", "games.csv", "pairings.csv", "ratings.csv", "games.jsonl"):
+        assert (out / name).stat().st_size > 0
+    assert (out / "arena.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    results = json.loads((out / "results.json").read_text())
+    assert results["command"].endswith("--out " + str(out))
+    assert results["games"] == 2 and results["rules"] == "ccgc"
+    assert [a["agent"] for a in results["ratings"]["agents"]] == ["random", "random (2)"]
+    assert len((out / "games.csv").read_text().splitlines()) == 3
+    assert len((out / "pairings.csv").read_text().splitlines()) == 3
+
+
+def test_arena_cli_picks_the_games_to_run():
+    parser = arena_cli.build_parser()
+
+    def games(*argv):
+        return arena_cli.games_to_run(parser.parse_args(list(argv)))
+
+    assert games() == ["tbw", "junqi"]
+    assert games("--agents", "greedy", "random") == ["tbw"]
+    assert games("--rules", "jj") == ["junqi"]
+    assert games("--game", "junqi", "--agents", "random") == ["junqi"]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--game", "tbw", "--agents", "minimax"], "unknown agent 'minimax'"),
+    (["--game", "junqi", "--agents", "exact", "random"], "does not play junqi"),
+    (["--games", "0"], "--games: must be at least 1"),
+    (["--workers", "0"], "--workers: must be at least 1"),
+    (["--opening-plies", "-2"], "--opening-plies: must be at least 0"),
+    (["--games", "two"], "--games: expected a whole number"),
+    (["--game", "tbw", "--scenario", "no_such_map"], "no_such_map"),
+])
+def test_arena_cli_rejects_bad_input_with_argparse_errors(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        arena_cli.main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- bad input writes nothing
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else b"<dir>"
+            for p in sorted(folder.rglob("*"))}
+
+
+def cli_case(tmp_path: Path, case: str) -> tuple[list[str], Path]:
+    """The arguments of ``case`` and the folder that must stay as it was (or not appear)."""
+    run = tmp_path / "run"
+    out = ["--out", str(run)]
+    small = ["--games", "2", "--workers", "1"]
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    (existing / "games.jsonl").write_text("an earlier run\n")
+    a_file = tmp_path / "a-file.txt"
+    a_file.write_text("not a folder\n")
+    both = tmp_path / "both"
+    (both / "junqi").mkdir(parents=True)
+    (both / "junqi" / "results.json").write_text("{}\n")
+    cases = {
+        "opening-cap-tbw": (["--game", "tbw", "--opening-plies", "1000000", *small, *out], run),
+        "opening-cap-junqi": (["--game", "junqi", "--agents", "random", "--opening-plies",
+                               "501", *small, *out], run),
+        "empty-scenario": (["--scenario", "", *small, *out], run),
+        "blank-rules": (["--rules", " ", *small, *out], run),
+        "scenario-with-junqi": (["--game", "junqi", "--scenario", "hex_skirmish", *small, *out],
+                                run),
+        "rules-with-tbw": (["--game", "tbw", "--rules", "jj", *small, *out], run),
+        "existing-run-folder": (["--game", "tbw", "--agents", "random", *small, "--out",
+                                 str(existing)], existing),
+        "empty-out": (["--game", "tbw", "--agents", "random", *small, "--out", ""], run),
+        "out-is-a-file": (["--game", "tbw", "--agents", "random", *small, "--out",
+                           str(a_file)], a_file),
+        "out-under-a-file": (["--game", "tbw", "--agents", "random", *small, "--out",
+                              str(a_file / "run")], a_file),
+        "existing-second-game-folder": (["--scenario", "duel_5v5_8x8", "--rules", "ccgc",
+                                         "--agents", "random", *small, "--out", str(both)],
+                                        both),
+        "overwrite-without-out": (["--game", "tbw", "--overwrite", *small], run),
+        "huge-games": (["--games", "999999999999", "--workers", "1", *out], run),
+        "float-games": (["--games", "2.5", "--workers", "1", *out], run),
+        "too-many-games-in-all": (["--agents", "random", "greedy", "exact", "--games", "60000",
+                                   "--workers", "1", *out], run),
+        "negative-seed": (["--seed", "-1", *small, *out], run),
+        "word-seed": (["--seed", "abc", *small, *out], run),
+        "too-many-workers": (["--workers", "100000", "--games", "2", *out], run),
+        "empty-agent": (["--agents", "random", "", *small, *out], run),
+        "unknown-agent": (["--game", "tbw", "--agents", "minimax", *small, *out], run),
+        "agent-of-the-other-game": (["--game", "junqi", "--agents", "exact", *small, *out], run),
+        "bad-rules-of-the-second-game": (["--agents", "random", "--rules", "nope", *small,
+                                          *out], run),
+    }
+    return cases[case]
+
+
+CLI_MESSAGES = {
+    "opening-cap-tbw": "tbw: --opening-plies 1,000,000 is more than the cap of 100",
+    "opening-cap-junqi": "junqi: --opening-plies 501 is more than the cap of 500",
+    "empty-scenario": "argument --scenario: must not be empty, got ''",
+    "blank-rules": "argument --rules: must not be empty, got ' '",
+    "scenario-with-junqi": "--scenario applies to TBW only",
+    "rules-with-tbw": "--rules applies to Junqi only",
+    "existing-run-folder": "already exists and is not empty (an earlier run?)",
+    "empty-out": "argument --out: must not be empty",
+    "out-is-a-file": "exists and is not a folder",
+    "out-under-a-file": "is not a folder",
+    "existing-second-game-folder": "junqi: --out: '",
+    "overwrite-without-out": "--overwrite needs --out",
+    "huge-games": "argument --games: must be at most 100,000, got 999,999,999,999",
+    "float-games": "argument --games: expected a whole number, got '2.5'",
+    "too-many-games-in-all": "3 pairing(s) x 60,000 games = 180,000 games: more than the cap",
+    "negative-seed": "argument --seed: must be at least 0, got -1",
+    "word-seed": "argument --seed: expected a whole number, got 'abc'",
+    "too-many-workers": "argument --workers: must be at most 256",
+    "empty-agent": "argument --agents: must not be empty",
+    "unknown-agent": "unknown agent 'minimax'",
+    "agent-of-the-other-game": "'exact' does not play junqi",
+    "bad-rules-of-the-second-game": "junqi: unknown Junqi rule set 'nope'",
+}
+
+
+@pytest.mark.input_contract
+@pytest.mark.parametrize("case", list(CLI_MESSAGES))
+def test_arena_cli_rejects_bad_input_before_any_game_and_writes_nothing(
+        case, tmp_path, no_games, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # an --out '' must not reach the current folder either
+    argv, guarded = cli_case(tmp_path, case)
+    before = snapshot(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        arena_cli.main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert CLI_MESSAGES[case] in err, err
+    assert snapshot(tmp_path) == before  # no folder created, an existing one untouched
+    assert guarded.exists() == (guarded != tmp_path / "run")
+
+
+@pytest.mark.input_contract
+def test_the_second_games_folder_is_refused_before_the_first_game_runs(tmp_path, no_games,
+                                                                         capsys):
+    both = tmp_path / "both"
+    (both / "junqi").mkdir(parents=True)
+    (both / "junqi" / "keep.txt").write_text("mine\n")
+    with pytest.raises(SystemExit):
+        arena_cli.main(["--scenario", "duel_5v5_8x8", "--rules", "ccgc", "--agents", "random",
+                        "--games", "2", "--out", str(both)])
+    assert "junqi: --out:" in capsys.readouterr().err
+    assert not (both / "tbw").exists()
+    assert (both / "junqi" / "keep.txt").read_text() == "mine\n"
+
+
+@pytest.mark.input_contract
+def test_overwrite_replaces_the_arena_files_and_keeps_the_rest(tmp_path, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "games.jsonl").write_text("stale\n")
+    (out / "notes.txt").write_text("mine\n")
+    argv = ["--game", "tbw", "--agents", "greedy", "random", "--games", "2", "--workers", "1",
+            "--no-render", "--out", str(out)]
+    with pytest.raises(SystemExit):
+        arena_cli.main(argv)
+    assert (out / "games.jsonl").read_text() == "stale\n"
+    capsys.readouterr()
+    assert arena_cli.main([*argv, "--overwrite"]) == 0
+    assert (out / "games.jsonl").read_text().count("\n") == 2
+    assert (out / "notes.txt").read_text() == "mine\n"
+
+
+@pytest.mark.input_contract
+def test_overwrite_refuses_a_folder_where_an_output_file_goes(tmp_path, capsys, no_games):
+    out = tmp_path / "run"
+    (out / "games.jsonl").mkdir(parents=True)
+    with pytest.raises(SystemExit):
+        arena_cli.main(["--game", "tbw", "--agents", "random", "--games", "2", "--out",
+                        str(out), "--overwrite"])
+    assert "is a folder, where the arena writes a file" in capsys.readouterr().err
+
+
+@pytest.mark.input_contract
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="needs POSIX permissions "
+                    "that apply (not root)")
+def test_an_unwritable_out_folder_is_refused_up_front(tmp_path, capsys, no_games):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        with pytest.raises(SystemExit):
+            arena_cli.main(["--game", "tbw", "--agents", "random", "--games", "2", "--out",
+                            str(locked / "run")])
+    finally:
+        locked.chmod(0o700)
+    assert "no permission to create" in capsys.readouterr().err
+    assert not (locked / "run").exists()
+
+
+@pytest.mark.input_contract
+def test_the_default_out_folder_is_never_an_existing_one(tmp_path, monkeypatch):
+    monkeypatch.setattr(arena_cli, "ROOT", tmp_path)
+    (tmp_path / "runs" / "arena-tbw-20250101-000000").mkdir(parents=True)
+    fresh = arena_cli.fresh_default_out("tbw", "20250101-000000")
+    assert fresh.name == "arena-tbw-20250101-000000-2" and not fresh.exists()

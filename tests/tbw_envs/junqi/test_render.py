@@ -1,0 +1,158 @@
+"""Junqi pictures (``tbw_envs.junqi.render``): the RGB frame's legend of glyphs, views that show
+only what their player knows, during play too, and an announced flag in its owner's case in the text
+picture."""
+
+from __future__ import annotations
+
+import random
+import timeit
+
+import numpy as np
+import pytest
+
+from tbw_envs.junqi import JunqiState, Layout, random_layout, validate_layout
+from tbw_envs.junqi import render as junqi_render
+from tbw_envs.junqi.board import parse_post
+from tbw_envs.junqi.pieces import ENGINEER, PIECE_NAMES
+from tbw_envs.tbw.render import text_mask
+
+
+def _find_text(image: np.ndarray, color, text: str) -> bool:
+    """Whether ``text`` (font scale 2) appears in ``color`` somewhere in ``image``."""
+    ink = (image == np.asarray(color)).all(axis=2)
+    mask = text_mask(text, 2)
+    windows = np.lib.stride_tricks.sliding_window_view(ink, mask.shape)
+    return bool((windows == mask).all(axis=(2, 3)).any())
+
+
+def test_junqi_frame_has_a_legend_of_the_glyphs():
+    state = JunqiState.random_initial(0)
+    frame = junqi_render.render_rgb(state)
+    panel = frame[:, junqi_render._BOARD_WIDTH:]
+    for kind in (0, 8, ENGINEER, 9, 10, 11):
+        assert _find_text(panel, junqi_render._INK, PIECE_NAMES[kind].replace("_", " ").upper())
+    assert _find_text(panel, junqi_render._INK, "HIDDEN")
+    assert _find_text(panel, junqi_render._INK, "CAMP")
+    # The legend is static: another position has the same legend.
+    other = JunqiState.random_initial(1)
+    for _ in range(10):
+        other.apply(other.legal_actions()[0])
+    legend_rows = slice(10 + 7 * junqi_render._LINE, None)
+    assert np.array_equal(
+        junqi_render.render_rgb(other)[legend_rows, junqi_render._BOARD_WIDTH:],
+        panel[legend_rows],
+    )
+    # The status names the side to move.
+    assert _find_text(panel, junqi_render._PLAYER_COLORS[0], "RED (P0) TO MOVE")
+
+
+def _post_box(frame: np.ndarray, post: str) -> np.ndarray:
+    y, x = junqi_render._center(parse_post(post))
+    return frame[y - 11:y + 12, x - 15:x + 16]
+
+
+def test_junqi_view_frame_shows_only_what_the_player_knows():
+    pieces = {"K0": (0, "engineer"), "L1": (0, "flag"), "A1": (1, "flag"),
+              "B0": (1, "major"), "C0": (1, "bomb")}
+    swapped = dict(pieces, B0=(1, "bomb"), C0=(1, "major"))
+    a, b = JunqiState.from_pieces(pieces), JunqiState.from_pieces(swapped)
+    full_a, full_b = junqi_render.render_rgb(a), junqi_render.render_rgb(b)
+    assert not np.array_equal(full_a, full_b)  # the omniscient frames tell them apart
+    view_a = junqi_render.render_rgb(a.view(0))
+    assert np.array_equal(view_a, junqi_render.render_rgb(b.view(0)))
+    assert not np.array_equal(view_a, full_a)
+    # Hidden pieces all look alike; own pieces are shown as they are.
+    assert np.array_equal(_post_box(view_a, "B0"), _post_box(view_a, "C0"))
+    assert np.array_equal(_post_box(view_a, "A1"), _post_box(view_a, "B0"))  # flag hidden
+    assert not np.array_equal(_post_box(full_a, "B0"), _post_box(full_a, "C0"))
+    assert np.array_equal(_post_box(view_a, "K0"), _post_box(full_a, "K0"))
+    # Player 1 sees its own pieces, so its view frames differ.
+    assert not np.array_equal(
+        junqi_render.render_rgb(a.view(1)), junqi_render.render_rgb(b.view(1))
+    )
+    # A revealed flag is shown, as the owner's flag.
+    revealed = JunqiState.from_pieces(pieces, revealed_flags=(1,))
+    shown = junqi_render.render_rgb(revealed.view(0))
+    assert np.array_equal(_post_box(shown, "A1"), _post_box(full_a, "A1"))
+    assert np.array_equal(_post_box(shown, "B0"), _post_box(view_a, "B0"))
+    # Parity with the text render: the same posts are hidden.
+    text = junqi_render.render_ansi(revealed.view(0))
+    assert text.count("??") == 2 and " fl" in text
+
+
+def _swap_ranked(layout: Layout, rand: random.Random) -> Layout:
+    """``layout`` with two ranked pieces of different types swapped (always still legal)."""
+    cells = list(layout.cells)
+    ranked = [i for i, kind in enumerate(cells) if kind is not None and kind <= ENGINEER]
+    while True:
+        i, j = rand.sample(ranked, 2)
+        if cells[i] != cells[j]:
+            break
+    cells[i], cells[j] = cells[j], cells[i]
+    swapped = Layout(tuple(cells))
+    validate_layout(swapped)
+    return swapped
+
+
+def test_junqi_view_frames_ignore_hidden_swaps_during_play():
+    rand = random.Random(11)
+    compared = differing = 0
+    for _game in range(4):
+        layouts = [random_layout(rand), random_layout(rand)]
+        observer = rand.randrange(2)
+        alternative = list(layouts)
+        for _ in range(3):
+            alternative[1 - observer] = _swap_ranked(alternative[1 - observer], rand)
+        real, other = JunqiState.initial(layouts), JunqiState.initial(alternative)
+        for _ply in range(30):
+            if real.history and (
+                real.history[-1] != other.history[-1] or real.flag_revealed != other.flag_revealed
+            ):
+                break  # the public record diverged
+            assert np.array_equal(
+                junqi_render.render_rgb(real.view(observer)),
+                junqi_render.render_rgb(other.view(observer)),
+            )
+            compared += 1
+            differing += not np.array_equal(
+                junqi_render.render_rgb(real), junqi_render.render_rgb(other)
+            )
+            if real.is_terminal():
+                break
+            action = rand.choice(real.legal_actions())
+            if action not in other.legal_actions():
+                break
+            real.apply(action)
+            other.apply(action)
+    assert compared > 20 and differing > 20
+
+
+def test_junqi_frame_time():
+    state = JunqiState.random_initial(2)
+    view = state.view(1)
+    junqi_render.render_rgb(state)
+    for subject in (state, view):
+        seconds = min(
+            timeit.repeat(lambda s=subject: junqi_render.render_rgb(s), number=10, repeat=5)
+        ) / 10
+        assert seconds < 0.004
+
+
+# ============================================================================ text
+
+
+@pytest.mark.input_contract
+def test_an_announced_flag_shows_in_its_owners_case_from_either_side():
+    state = JunqiState.from_pieces(
+        {"L1": (0, "flag"), "K0": (0, "engineer"), "A1": (1, "flag"), "B0": (1, "engineer")},
+        revealed_flags=(0, 1),
+    )
+
+    def row(text: str, letter: str) -> list[str]:
+        return next(line.split()[1:] for line in text.splitlines() if line.startswith(letter))
+
+    for viewer in (0, 1):
+        text = state.render_text(viewer)
+        # Player 0 is upper case, player 1 lower case, for an announced flag as for any piece.
+        assert row(text, "L")[1] == "FL" and row(text, "A")[1] == "fl"
+    assert row(state.render_text(1), "K")[0] == "??"  # hidden opponent piece stays hidden
