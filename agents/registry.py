@@ -5,14 +5,17 @@ A spec is ``name`` or ``name:key=value,key=value``, for example ``search:algorit
 ``ppo:path=runs/ppo-tbw-.../model.zip``. Evaluation weights by name or YAML path:
 ``ucbmcts:weights=tuned``, ``exact:weights=tuned`` (TBW: ``configs/agents/tbw_eval_<name>.yaml``,
 see ``agents.tbw.evaluation``). A name may mean a different agent in each game: ``greedy`` is
-the TBW script in TBW and the evaluation's one-ply choice in Junqi.
+the TBW script in TBW and the evaluation's one-ply choice in Junqi. Your own agent is named by
+its file or module, ``path/to/file.py:Name,key=value`` or ``package.module:Name``
+(``agents.user_agents``).
 
-Syntax. Items are separated by commas; spaces around keys and unquoted values are dropped. A
-lone word sets a true/false parameter: ``ppo:pretrained`` is ``ppo:pretrained=true``. A
-value that holds a comma (or starts with a quote, or must keep its outer spaces) is quoted with
-double or single quotes, and a quote of the same kind inside it is doubled, as in CSV:
-``ppo:path="runs/a,b/model.zip"``, ``ppo:path='it''s/model.zip'``. (In a shell, quote the
-whole spec: ``--agents 'ppo:path="runs/a,b/model.zip"'``.) Each key may appear once.
+Syntax (``agents.common.spec_syntax``). Items are separated by commas; spaces around keys and
+unquoted values are dropped. A lone word sets a true/false parameter: ``ppo:pretrained`` is
+``ppo:pretrained=true``. A value that holds a comma (or starts with a quote, or must keep its
+outer spaces) is quoted with double or single quotes, and a quote of the same kind inside it is
+doubled, as in CSV: ``ppo:path="runs/a,b/model.zip"``, ``ppo:path='it''s/model.zip'``. (In a
+shell, quote the whole spec: ``--agents 'ppo:path="runs/a,b/model.zip"'``.) Each key may appear
+once.
 
 Types. Each value is cast by the type its parameter declares (``PARAMS`` of the agent class,
 ``agents.params``), never guessed: ``ppo:path=007`` is the string ``"007"``, ``iterations=2.5``
@@ -42,6 +45,12 @@ from agents.common.params import (
     Text,
     check_seed,
 )
+from agents.common.spec_syntax import (  # noqa: F401 (MAX_SPEC_CHARS: older code reads it here)
+    MAX_SPEC_CHARS,
+    cast_spec_values,
+    spec_error,
+    split_spec,
+)
 from agents.junqi import GreedyEvalAgent, ISMCTSAgent, MCTSAgent, UCBMCTSAgent
 from agents.learning.agent import PPOAgent
 from agents.learning.pretrained import pretrained_path
@@ -51,11 +60,11 @@ from agents.tbw.greedy import GreedyAgent
 from agents.tbw.oep import OEPAgent
 from agents.tbw.search import TBWSearchAgent
 from agents.tbw.tree import TBWTreeAgent
+from agents.user_agents import is_user_spec, make_user_agent, parse_user_spec
 from tbw_envs.core.contract import short_repr
 from tbw_envs.games import GAMES as ALL_GAMES
 from tbw_envs.games import game_names, get_game
 
-MAX_SPEC_CHARS = 8192
 GAMES = game_names()
 _MAX_MESSAGE_CHARS = 500
 
@@ -196,81 +205,12 @@ def agent_params(name: str, game: str | None = None) -> dict[str, Param]:
     return {k: p for k, p in agent_entry(name, game).params().items() if p.spec}
 
 
-# ---------------------------------------------------------------------------- spec syntax
-def _spec_error(spec: str, problem: str) -> ValueError:
-    return ValueError(f"agent spec {short_repr(spec)}: {problem}")
-
-
-def _split_spec(spec) -> tuple[str, dict[str, str | None]]:
-    """``(name, {key: value text})`` of a spec: the syntax only, no types (module docstring)."""
-    if not isinstance(spec, str):
-        raise ParameterTypeError(f"agent spec must be a string such as 'greedy' or "
-                                 f"'ucbmcts:iterations=200', got {type(spec).__name__} "
-                                 f"{short_repr(spec)}")
-    if len(spec) > MAX_SPEC_CHARS:
-        raise _spec_error(spec, f"{len(spec)} characters long; a spec has at most "
-                                f"{MAX_SPEC_CHARS}")
-    name, _, body = spec.partition(":")
-    name = name.strip()
-    if not name:
-        raise _spec_error(spec, "no agent name before ':'")
-    items: dict[str, str | None] = {}
-    i, n = 0, len(body)
-    while i < n:
-        j = i
-        while j < n and body[j] not in "=,":
-            j += 1
-        key = body[i:j].strip()
-        if j == n or body[j] == ",":
-            if key:  # a lone word: a flag ("ppo:pretrained"), if _cast finds a Bool of that name
-                if key in items:
-                    raise _spec_error(spec, f"{short_repr(key)} is given twice")
-                items[key] = None
-            i = j + 1  # (or an empty item: "a=1,,b=2", a trailing comma)
-            continue
-        if not key:
-            raise _spec_error(spec, f"expected key=value, got a value without a key at "
-                                    f"{short_repr(body[i:])}")
-        i = j + 1
-        while i < n and body[i] in " \t":
-            i += 1
-        if i < n and body[i] in "\"'":
-            quote, i, chars = body[i], i + 1, []
-            while True:
-                if i >= n:
-                    raise _spec_error(spec, f"the value of {short_repr(key)} opens a {quote} "
-                                            "quote that is never closed")
-                if body[i] == quote:
-                    if i + 1 < n and body[i + 1] == quote:  # a doubled quote: the quote itself
-                        chars.append(quote)
-                        i += 2
-                        continue
-                    i += 1
-                    break
-                chars.append(body[i])
-                i += 1
-            value = "".join(chars)
-            while i < n and body[i] in " \t":
-                i += 1
-            if i < n and body[i] != ",":
-                raise _spec_error(spec, f"text after the closing quote of the value of "
-                                        f"{short_repr(key)}: {short_repr(body[i:])}")
-            i += 1
-        else:
-            end = body.find(",", i)
-            end = n if end < 0 else end
-            value = body[i:end].strip()
-            i = end + 1
-        if key in items:
-            raise _spec_error(spec, f"{short_repr(key)} is given twice")
-        items[key] = value
-    return name, items
-
-
+# ---------------------------------------------------------------------------- spec names
 def _check_name(spec: str, name: str, game: str | None) -> None:
     if name not in AGENTS:
-        raise _spec_error(spec, f"unknown agent {short_repr(name)}; known agents: "
-                                f"{sorted(AGENTS)}")
+        raise spec_error(spec, f"unknown agent {short_repr(name)}; known agents: "
+                               f"{sorted(AGENTS)}, or your own as path/to/file.py:Name or "
+                               f"package.module:Name")
     if game is not None:
         if game not in GAMES:
             raise ValueError(f"unknown game {short_repr(game)}; games are {list(GAMES)}")
@@ -280,41 +220,15 @@ def _check_name(spec: str, name: str, game: str | None) -> None:
                              f"{playable}")
 
 
-def _cast(spec: str, name: str, texts: dict[str, str | None],
-          params: Mapping[str, Param]) -> dict:
-    """The spec's values cast by their declared types, checked; a lone word (value None) sets a
-    declared bool flag."""
-    kwargs: dict[str, Any] = {}
-    for key, text in texts.items():
-        param = params.get(key)
-        if param is None and text is None:
-            raise _spec_error(spec, f"expected key=value, got {short_repr(key)}")
-        if param is None:
-            known = ", ".join(sorted(params)) or "no parameters"
-            why = f" ({_NOT_IN_SPECS[key]})" if key in _NOT_IN_SPECS else ""
-            raise _spec_error(spec, f"unknown parameter {short_repr(key)} for {name}{why}; "
-                                    f"{name} takes: {known}")
-        if text is None:  # a lone word
-            if not isinstance(param, Bool):
-                raise _spec_error(spec, f"expected key=value, got {short_repr(key)}")
-            text = "true"
-        try:
-            kwargs[key] = param.parse(text, key, name)
-        except ParameterTypeError as exc:
-            raise ParameterTypeError(f"agent spec {short_repr(spec)}: {exc}") from None
-        except ValueError as exc:
-            raise _spec_error(spec, str(exc)) from None
-    missing = sorted(k for k, p in params.items() if p.required and k not in kwargs)
-    if missing:
-        raise _spec_error(spec, f"{name} needs {', '.join(f'{k}=' for k in missing)}")
-    return kwargs
-
-
 def parse_agent_spec(spec: str, game: str | None = None) -> tuple[str, dict[str, Any]]:
     """``(name, kwargs)`` of a spec, each value cast by its parameter's declared type and
     checked, without building the agent. With ``game``, the parameters of the agent the name
-    means in that game; without, a key any game's agent of that name takes is accepted."""
-    name, texts = _split_spec(spec)
+    means in that game; without, a key any game's agent of that name takes is accepted. A user
+    agent (``path/to/file.py:Name``, ``package.module:Name``) gives ``("target:Name", kwargs)``,
+    its file or module loaded to read what it takes (``agents.user_agents``)."""
+    if is_user_spec(spec):
+        return parse_user_spec(spec)
+    name, texts = split_spec(spec)
     _check_name(spec, name, game)
     if game is not None:
         params = agent_params(name, game)
@@ -323,7 +237,7 @@ def parse_agent_spec(spec: str, game: str | None = None) -> tuple[str, dict[str,
         for each in agent_games(name):
             for key, param in agent_params(name, each).items():
                 params.setdefault(key, param)
-    return name, _cast(spec, name, texts, params)
+    return name, cast_spec_values(spec, name, texts, params, _NOT_IN_SPECS)
 
 
 def _bounded(text: str) -> str:
@@ -338,11 +252,15 @@ def make_agent(spec: str, seed: int | None = None, game: str | None = None,
     the known ones, with ``game`` an agent that cannot play that game is refused, and every
     parameter is checked here, before the agent plays. ``seed``: None or a non-negative
     integer of any integer type. ``variant``: the TBW scenario or Junqi rule set about to be
-    played, so a learned policy for another board is refused now (the arena passes it)."""
-    name, texts = _split_spec(spec)
+    played, so a learned policy for another board is refused now (the arena passes it). A
+    spec naming a file or a module (``path/to/file.py:Name``, ``package.module:Name``) builds
+    your own agent from it (``agents.user_agents``)."""
+    if is_user_spec(spec):
+        return make_user_agent(spec, seed=seed, game=game, variant=variant)
+    name, texts = split_spec(spec)
     seed = check_seed(seed, f"make_agent({short_repr(spec)})")
     _check_name(spec, name, game)
-    kwargs = _cast(spec, name, texts, agent_params(name, game))
+    kwargs = cast_spec_values(spec, name, texts, agent_params(name, game), _NOT_IN_SPECS)
     entry = agent_entry(name, game)
     if entry.takes_game:
         kwargs.update(game=game, variant=variant)
@@ -351,10 +269,10 @@ def make_agent(spec: str, seed: int | None = None, game: str | None = None,
     except ParameterTypeError as exc:
         raise ParameterTypeError(f"agent spec {short_repr(spec)}: {_bounded(str(exc))}") from None
     except TypeError as exc:
-        raise _spec_error(spec, _bounded(str(exc))) from None
+        raise spec_error(spec, _bounded(str(exc))) from None
     except ValueError as exc:
         if type(exc) is not ValueError:  # its own kind (a ConfigError, ...): as raised
             raise
-        raise _spec_error(spec, _bounded(str(exc))) from None
+        raise spec_error(spec, _bounded(str(exc))) from None
     agent.name = spec
     return agent

@@ -5,6 +5,11 @@
     python scripts/arena.py --scenario hex_skirmish --agents greedy random --games 50 --no-render
     python scripts/arena.py --game junqi --agents random random --games 100 --workers 2
     python scripts/arena.py --game tbw --agents exact greedy random --ray auto   # a Ray cluster
+    python scripts/arena.py --game tbw --agents examples/tbw_view_agent.py:WeakestFirst greedy
+
+An agent is a registry spec (greedy, ucbmcts:iterations=50, ppo:pretrained) or your own:
+path/to/file.py:Name or package.module:Name, with ,key=value arguments (agents.user_agents;
+loading the file runs its code).
 
 Every pair of agents plays --games paired games (both seat assignments from the same start);
 games run in --workers processes (or as Ray tasks with --ray) and every seed depends on the
@@ -117,7 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "--game tbw")
     parser.add_argument("--agents", nargs="+", type=non_empty, default=None, metavar="AGENT",
                         help="agent specs; every pair plays (one spec plays itself), e.g. exact "
-                             "greedy random alg5:budget=100000 (default: "
+                             "greedy random alg5:budget=100000, or your own agent: "
+                             "path/to/file.py:Name or package.module:Name, with ,key=value "
+                             "arguments (default: "
                              f"{' '.join(DEFAULT_TBW_AGENTS)} for TBW, "
                              f"{' '.join(DEFAULT_JUNQI_AGENTS)} for Junqi)")
     parser.add_argument("--games", type=games_count, default=None,

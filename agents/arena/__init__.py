@@ -18,7 +18,8 @@ Two layers:
 The modules, one job each: ``checks`` (argument checks and caps), ``stats`` (the statistics,
 small pure functions testable against hand-checkable cases), ``players`` (the entrants),
 ``scheduling`` (seeds and tasks), ``openings``, ``play`` (the game loop), ``match``,
-``runners`` (process pool, Ray), ``roundrobin``, ``records`` and ``digests`` (``games.jsonl``),
+``runners`` (process pool, Ray), ``main_guard`` (a script that starts a round robin
+at its top level), ``roundrobin``, ``records`` and ``digests`` (``games.jsonl``),
 ``results`` with ``tables``, ``results_json``, ``files`` and ``plot``, ``record_shape`` and
 ``replay`` (verifying records), ``gif``. The names below are the package's public ones, as
 before it was split.

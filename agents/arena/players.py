@@ -1,5 +1,6 @@
-"""The arena's entrants: agents built from registry spec strings or ``factory(seed)`` callables,
-their labels, and the pairings of a round robin."""
+"""The arena's entrants: agents built from spec strings (registry agents, or your own:
+``file.py:Name``) or ``factory(seed)`` callables, their labels, and the pairings of a round
+robin."""
 
 from __future__ import annotations
 
@@ -29,8 +30,9 @@ def entrant_spec(entry: Any) -> str:
 
 
 def build_agent(entry: Any, seed: int, game: str, variant: str | None = None) -> Any:
-    """An agent from a registry spec string (told the game and its scenario or rule set, so a
-    learned model for another board is refused), or from a picklable factory called as
+    """An agent from a spec string, a registry agent's or your own (``file.py:Name``; told the
+    game and its scenario or rule set, so a learned model for another board is refused), or
+    from a picklable factory called as
     ``factory(seed)`` (a class defined at module level will do)."""
     if isinstance(entry, str):
         return make_agent(entry, seed=seed, game=game, variant=variant)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +26,7 @@ from agents.arena.checks import (
     check_variant,
     even_games,
 )
+from agents.arena.main_guard import unguarded_main_call
 from agents.arena.play import play_task, warm_up
 from agents.arena.players import build_entrants, entrant_spec, entrants
 from agents.arena.records import ArenaGame
@@ -78,11 +80,14 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
                     progress: bool = False, bootstrap: int = 200,
                     bootstrap_seed: int = 0, opening_plies: int = 0,
                     ray_address: str | None = None) -> RoundRobinResult:
-    """Every pair of ``specs`` (registry spec strings, or picklable ``factory(seed)`` callables)
+    """Every pair of ``specs`` (spec strings: registry agents or your own, ``file.py:Name``;
+    or picklable ``factory(seed)`` callables)
     plays ``games_per_pairing`` paired games (rounded up to even) of ``game`` (``"tbw"`` or
     ``"junqi"``) on ``variant`` (TBW scenario or Junqi rule set; default ``duel_5v5_8x8`` /
     ``ccgc``). ``workers`` processes play the games (default ``os.cpu_count()``; 1 plays in this
-    process); the results do not depend on it. ``opening_plies`` random plies, the same for both
+    process; a call from the top level of a script, outside ``if __name__ == "__main__":``,
+    plays in this process with a warning, since every spawned worker would run the script
+    again); the results do not depend on it. ``opening_plies`` random plies, the same for both
     games of a pair, start every game (``random_opening``): on a fixed TBW scenario,
     deterministic agents otherwise replay one game per seating. ``ray_address`` (``"local"``,
     ``"auto"``, ``"ray://host:10001"``: ``connect_ray``) plays each game as a Ray task instead,
@@ -99,6 +104,16 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
                                                args["total"])
     if ray_address is None and workers is None:
         workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    if ray_address is None and workers > 1 and total > 1:
+        script = unguarded_main_call()
+        if script is not None:
+            warnings.warn(
+                f"run_round_robin was called from the top level of {script} outside an "
+                f"'if __name__ == \"__main__\":' block; each spawned worker process would run "
+                f"the script again, so the games are played in this process. Put the call "
+                f"under that block to use {workers} workers (the results are the same).",
+                RuntimeWarning, stacklevel=2)
+            workers = 1
     tasks = iter_tasks(game, variant, entries, labels, pairings, games_per_pairing, seed,
                        opening_plies)
     start = time.perf_counter()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from agents.arena.checks import check_ray_address
@@ -15,6 +16,11 @@ from agents.arena.scheduling import GameTask
 
 RAY_MISSING = ('ray is not installed; it needs its own environment: pip install -c '
                'constraints.txt -e ".[rllib]" (docs/integrations.md, "RLlib")')
+
+WORKER_DIED = ("a worker process of the round robin died (killed, out of memory, or it failed "
+               "to start: a spawned worker imports the main script again, so a script must "
+               "start a round robin under 'if __name__ == \"__main__\":'); its error, if it "
+               "had one, is printed above; workers=1 plays in this process")
 
 
 def play_in_processes(tasks: Iterator[GameTask], workers: int, game: str, variant: str,
@@ -42,6 +48,8 @@ def play_in_processes(tasks: Iterator[GameTask], workers: int, game: str, varian
                     pending.discard(future)
                     record(future.result())
                 submit()
+        except BrokenProcessPool as exc:
+            raise BrokenProcessPool(WORKER_DIED) from exc
         except BaseException:
             for future in pending:
                 future.cancel()
