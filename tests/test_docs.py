@@ -21,6 +21,7 @@ FORBIDDEN = [
     ("a path outside the repository", re.compile(re.escape("../shared"))),
     ("a path outside the repository", re.compile(re.escape("/work/shared"))),
     ("the external rules file", re.compile(re.escape("JUNQI_RULES.md"))),
+    ("the source papers' folder, outside the repository", re.compile(r"\bpapers/(README|\d)")),
     ("a tracker reference", re.compile(r"\bissues? \d+\b", re.I)),
 ]
 

@@ -59,6 +59,6 @@ def quiet_position(extra=(), rules="ccgc"):
 # Figures from the sources, typed here (never imported from the code under test).
 # The army, docs/junqi_rules.md ("The army"), in piece-type order: marshal,
 # general, major general, brigadier, colonel, major, captain, lieutenant, engineer, mine, bomb,
-# flag. (The Junqi paper's section 2.1 lists one bomb and one engineer, 22 pieces: a known error
-# of the paper, papers/README.md.)
+# flag. (The Junqi paper's section 2.1 lists one bomb and one engineer, 22 pieces: an error in
+# the paper; the standard army has 25 pieces, docs/junqi_rules.md.)
 ARMY = (1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 2, 1)

@@ -3,8 +3,8 @@ code under test: the operation counts of Algorithms 2 and 5 and the printed perc
 
 from __future__ import annotations
 
-# The TBW paper's Table 2 (Nan et al. 2016), typed from the paper (papers/002_..., "Table 2: (a)
-# For three units ... (b) For four units"), never imported from agents/tbw/table2.py:
+# The TBW paper's Table 2 (Nan et al. 2016), typed from the paper ("Table 2: (a) For three
+# units ... (b) For four units"), never imported from agents/tbw/table2.py:
 # (units, movement points, placement) -> (Algorithm 2 ops1, Algorithm 5 ops1).
 TABLE_2_OPS1 = {
     # (a) three units

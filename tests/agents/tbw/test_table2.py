@@ -38,8 +38,8 @@ def test_next_permutation_is_the_papers_example():
 
 
 def test_closed_forms_match_the_papers_dispersed_figures():
-    # r: the tiles within m steps on an open 4-neighbour board, 2m(m+1) + 1 (papers/README.md:
-    # r = 13 for movement 2).
+    # r: the tiles within m steps on an open 4-neighbour board, 2m(m+1) + 1 (r = 13 for
+    # movement 2).
     assert {m: range_size(m) for m in MOVEMENTS} == {2: 13, 3: 25, 4: 41}
     for n in (3, 4):
         for m in MOVEMENTS:
