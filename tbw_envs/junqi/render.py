@@ -22,7 +22,10 @@ from tbw_envs.junqi.pieces import (
     RANKS,
     RESULT_NAMES,
 )
-from tbw_envs.tbw.render import draw_text  # the bitmap font both games' frames use
+from tbw_envs.tbw.render import (  # the bitmap font both games' frames use, the text key's wrap
+    draw_text,
+    wrap_legend,
+)
 
 
 def _pieces(subject) -> tuple[list[int], list[int], int | None, tuple]:
@@ -31,9 +34,35 @@ def _pieces(subject) -> tuple[list[int], list[int], int | None, tuple]:
     return list(subject.owner), list(subject.kind), viewer, tuple(subject.flag_revealed)
 
 
+HIDDEN_TOKEN = "??"
+# What an empty post shows: its kind (a camp or headquarters is shown as such, not as rail).
+CAMP_TOKEN, HEADQUARTERS_TOKEN, RAIL_TOKEN, ROAD_TOKEN = "()", "[]", "==", ".."
+_EMPTY_POST_NAMES = (
+    (CAMP_TOKEN, "camp"), (HEADQUARTERS_TOKEN, "headquarters"),
+    (RAIL_TOKEN, "railroad post"), (ROAD_TOKEN, "road post"),
+)  # fmt: skip
+
+
+def legend_lines(viewer: int | None) -> list[str]:
+    """The key printed under ``render_ansi``'s board: the case of each player, the hidden piece
+    of a view (``viewer``; None: omniscient, nothing hidden), the empty posts and the piece
+    codes."""
+    hidden = [] if viewer is None else [f"{HIDDEN_TOKEN} hidden from player {viewer};"]
+    posts = [f"{token} {name}," for token, name in _EMPTY_POST_NAMES]
+    pieces = [
+        f"{code} {name.replace('_', ' ')},"
+        for code, name in zip(PIECE_CODES, PIECE_NAMES, strict=True)
+    ]
+    return wrap_legend([
+        "upper case player 0,", "lower case player 1;", *hidden, "empty posts:", *posts[:-1],
+        posts[-1][:-1], "| pieces:", *pieces[:-1], pieces[-1][:-1],
+    ])
+
+
 def render_ansi(subject) -> str:
     """Board as text: player 0 upper case, player 1 lower case; '??' an unseen opponent piece,
-    '()' a camp, '[]' a headquarters, '==' a railroad post, '..' a road post."""
+    '()' a camp, '[]' a headquarters, '==' a railroad post, '..' a road post; then a key of
+    the symbols (``legend_lines``)."""
     owner, kind, viewer, revealed = _pieces(subject)
     graph = board_graph()
     title = "omniscient" if viewer is None else f"view of player {viewer}"
@@ -55,23 +84,24 @@ def render_ansi(subject) -> str:
             post = row * COLS + col
             if owner[post] == EMPTY:
                 if graph.is_camp[post]:
-                    token = "()"
+                    token = CAMP_TOKEN
                 elif graph.is_headquarters[post]:
-                    token = "[]"
+                    token = HEADQUARTERS_TOKEN
                 else:
-                    token = "==" if graph.is_rail[post] else ".."
+                    token = RAIL_TOKEN if graph.is_rail[post] else ROAD_TOKEN
             else:
                 piece = kind[post]
                 if piece == NO_PIECE and revealed[owner[post]] == post:
                     piece = FLAG  # hidden, but announced: show it as the owner's flag
                 if piece == NO_PIECE:
-                    token = "??"
+                    token = HIDDEN_TOKEN
                 else:
                     # The case says whose piece it is, for a revealed flag as for any other.
                     code = PIECE_CODES[piece]
                     token = code if owner[post] == 0 else code.lower()
             cells.append(token)
         lines.append(f"{ROW_LETTERS[row]}    " + "   ".join(f"{token:>2}" for token in cells))
+    lines.extend(legend_lines(viewer))
     return "\n".join(lines) + "\n"
 
 

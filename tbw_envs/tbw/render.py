@@ -121,9 +121,58 @@ def unit_label(scenario, uid: int) -> str:
     return f"{initial}{spec.slot}" + ("*" if spec.leader else "")
 
 
+LEGEND_WIDTH = 100  # characters per line of a text board's key
+
+
+def wrap_legend(entries) -> list[str]:
+    """``entries`` (strings never split: a symbol stays with its meaning) packed into the lines
+    of a board's key: ``key: ...``, continuation lines indented so that none starts with a row
+    label."""
+    lines: list[str] = []
+    line = "key:"
+    for entry in entries:
+        if len(line) + 1 + len(entry) > LEGEND_WIDTH and line.strip():
+            lines.append(line)
+            line = "    "
+        line += " " + entry
+    lines.append(line)
+    return lines
+
+
+def _symbol_entries(pairs) -> list[str]:
+    """``symbol name`` for each symbol, in first-seen order, comma separated; names sharing a
+    symbol are joined with '/'."""
+    names: dict[str, list[str]] = {}
+    for symbol, name in pairs:
+        if name not in names.setdefault(symbol, []):
+            names[symbol].append(name)
+    entries = [f"{symbol} {'/'.join(group)}," for symbol, group in names.items()]
+    entries[-1] = entries[-1][:-1]
+    return entries
+
+
+def legend_lines(scenario) -> list[str]:
+    """The key printed under ``render_ansi``'s board, built with the same ``terrain_char`` and
+    ``unit_label`` the board uses, so every symbol the scenario can show is explained."""
+    terrain = _symbol_entries(
+        (terrain_char(scenario, tile), scenario.terrain_grid[tile])
+        for tile in range(scenario.board.size)
+    )
+    types = _symbol_entries(
+        (unit_label(scenario, uid)[0].upper(), spec.type.name)
+        for uid, spec in enumerate(scenario.units)
+    )
+    types[-1] += ";"
+    return wrap_legend([
+        "terrain:", *terrain, "| unit = type initial + slot:", *types, "upper case side 0,",
+        "lower case side 1,", "* leader,", "hp = hit points left/max",
+    ])
+
+
 def render_ansi(state) -> str:
     """The board as text: side 0 units in upper case, side 1 in lower case, ``*`` a leader,
-    each unit followed by its slot; then a table of the living units."""
+    each unit followed by its slot; then a table of the living units and a key of the
+    symbols (``legend_lines``)."""
     sc = state.scenario
     b = sc.board
     status = (
@@ -147,6 +196,7 @@ def render_ansi(state) -> str:
         + (" (acted)" if u.acted else "")
         for u in state.units if u.alive
     ))
+    lines.extend(legend_lines(sc))
     return "\n".join(lines)
 
 

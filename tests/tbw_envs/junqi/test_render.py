@@ -13,7 +13,7 @@ import pytest
 from tbw_envs.junqi import JunqiState, Layout, random_layout, validate_layout
 from tbw_envs.junqi import render as junqi_render
 from tbw_envs.junqi.board import parse_post
-from tbw_envs.junqi.pieces import ENGINEER, PIECE_NAMES
+from tbw_envs.junqi.pieces import ENGINEER, PIECE_CODES, PIECE_NAMES
 from tbw_envs.tbw.render import text_mask
 
 
@@ -76,8 +76,8 @@ def test_junqi_view_frame_shows_only_what_the_player_knows():
     assert np.array_equal(_post_box(shown, "A1"), _post_box(full_a, "A1"))
     assert np.array_equal(_post_box(shown, "B0"), _post_box(view_a, "B0"))
     # Parity with the text render: the same posts are hidden.
-    text = junqi_render.render_ansi(revealed.view(0))
-    assert text.count("??") == 2 and " fl" in text
+    board = junqi_render.render_ansi(revealed.view(0)).split("\nkey:")[0]  # not the key
+    assert board.count("??") == 2 and " fl" in board
 
 
 def _swap_ranked(layout: Layout, rand: random.Random) -> Layout:
@@ -156,3 +156,49 @@ def test_an_announced_flag_shows_in_its_owners_case_from_either_side():
         # Player 0 is upper case, player 1 lower case, for an announced flag as for any piece.
         assert row(text, "L")[1] == "FL" and row(text, "A")[1] == "fl"
     assert row(state.render_text(1), "K")[0] == "??"  # hidden opponent piece stays hidden
+
+
+def _junqi_boards():
+    """Text boards: the start, omniscient and from either side, mid-game, game over, and a
+    sparse position whose headquarters and road posts are empty."""
+    rand = random.Random(4)
+    state = JunqiState.random_initial(random.Random(0))
+    for ply in range(2000):
+        if ply in (0, 40) or state.is_terminal():
+            yield from (state.render_text(), state.render_text(0), state.render_text(1))
+        if state.is_terminal():
+            break
+        state.apply(rand.choice(state.legal_actions()))
+    assert state.is_terminal()
+    sparse = JunqiState.from_pieces(
+        {"L1": (0, "flag"), "K0": (0, "engineer"), "A1": (1, "flag"), "B0": (1, "engineer")},
+        revealed_flags=(1,),
+    )
+    yield from (sparse.render_text(), sparse.render_text(0), sparse.render_text(1))
+
+
+def test_every_symbol_on_a_junqi_text_board_is_in_its_key():
+    seen: set[str] = set()
+    for text in _junqi_boards():
+        lines = text.splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("key: "))
+        key_lines = lines[start:]  # the key closes the board
+        assert all(line.startswith("     ") and len(line) <= 100 for line in key_lines[1:])
+        assert all(len(line) <= 100 for line in key_lines)
+        key = " " + " ".join(line.strip() for line in key_lines) + " "
+        rows = [line for line in lines if line[:1] in "ABCDEFGHIJKL" and line[1:5] == "    "]
+        assert len(rows) == 12
+        for row in rows:
+            for token in row.split()[1:]:
+                if token.isalpha():
+                    kind = PIECE_NAMES[PIECE_CODES.index(token.upper())]
+                    assert f" {token.upper()} {kind.replace('_', ' ')}" in key
+                    case = "upper case player 0" if token.isupper() else "lower case player 1"
+                    assert case in key
+                    seen.add("piece")
+                else:
+                    assert f" {token} " in key, (token, key)
+                    seen.add(token)
+        if "view of player" not in lines[0]:
+            assert "??" not in key  # nothing is hidden on the omniscient board
+    assert seen == {"piece", "??", "()", "[]", "==", ".."}

@@ -217,3 +217,56 @@ def test_tbw_frame_time():
     render_rgb(state)
     seconds = min(timeit.repeat(lambda: render_rgb(state), number=10, repeat=5)) / 10
     assert seconds < 0.004
+
+
+# ============================================================================ text key
+
+
+def _tbw_boards():
+    """Text boards of every bundled scenario: the start, mid-turn (acted units) and game over."""
+    rand = random.Random(5)
+    for path in sorted(CONFIGS.glob("*.yaml")):
+        state = load_scenario(path.stem).initial_state()
+        yield state.render_text()
+        plies = 0
+        while not state.is_terminal():
+            state.apply(rand.choice(state.legal_actions()))
+            plies += 1
+            if plies in (3, 25):
+                yield state.render_text()
+        yield state.render_text()
+
+
+def test_every_symbol_on_a_tbw_text_board_is_in_its_key():
+    seen: set[str] = set()
+    for text in _tbw_boards():
+        lines = text.splitlines()
+        key_lines = [line for line in lines if line.startswith(("key:", "     "))]
+        assert key_lines and lines[-len(key_lines):] == key_lines  # the key closes the board
+        assert all(len(line) <= 100 for line in key_lines)
+        key = " " + " ".join(line.strip() for line in key_lines) + " "
+        board_rows = [line for line in lines[2:] if line[:2].strip().isdigit()]
+        for row in board_rows:
+            for token in row[4:].split():
+                unit = token[1:].rstrip("*").isdigit() and len(token) > 1
+                symbol = token[0].upper() if unit else token
+                assert f" {symbol} " in key, (token, key)
+                seen.add("unit" if unit else "terrain")
+                if token.endswith("*"):
+                    assert " * leader" in key
+                    seen.add("*")
+                if unit:
+                    assert "type initial + slot" in key
+                    assert "upper case side 0" in key and "lower case side 1" in key
+        assert "hp = hit points" in key
+    assert seen == {"unit", "terrain", "*"}
+
+
+def test_tbw_key_names_each_symbol_from_the_scenario():
+    scenario = load_scenario("hex_skirmish")
+    key = " ".join(scenario.initial_state().render_text().split("\nkey:")[1].split())
+    for name in set(scenario.terrain_grid):
+        char = scenario.terrain_types[name].char or name[0]
+        assert f"{char} {name}" in key
+    for spec in scenario.units:
+        assert f"{spec.type.name[0].upper()} {spec.type.name}" in key
