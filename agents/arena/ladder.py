@@ -1,0 +1,266 @@
+"""A pinned ladder: one candidate agent rated against a fixed reference pool on a fixed scale.
+
+``run_ladder`` plays the candidate against each pool member of a ladder config
+(``agents.arena.ladder_config``) in the arena's seat-swapped paired games: the same schedule,
+seeds, openings, runners and records as ``run_round_robin``, restricted to the candidate's
+pairings. It then fits the candidate's Elo rating with the pool's pinned ratings held fixed and
+gives its 95% profile-likelihood interval (``agents.arena.ladder_fit``), so ratings from
+different runs and different candidates sit on the ladder's one scale.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agents.arena.checks import (
+    MAX_GAMES,
+    MAX_SEED,
+    MAX_WORKERS,
+    ArenaInputError,
+    ArenaTypeError,
+    check_flag,
+    check_int,
+    check_ray_address,
+    check_specs,
+    even_games,
+)
+from agents.arena.ladder_config import Ladder, load_ladder
+from agents.arena.ladder_fit import rating_interval
+from agents.arena.main_guard import unguarded_main_call
+from agents.arena.play import play_task, warm_up
+from agents.arena.players import build_entrants, entrant_spec, entrants
+from agents.arena.records import ArenaGame, write_records
+from agents.arena.roundrobin import progress_bar, running_summary
+from agents.arena.runners import play_in_processes, play_on_ray
+from agents.arena.scheduling import iter_tasks
+from agents.arena.stats import wilson_interval
+from tbw_envs.core.contract import kind_of, short_repr
+
+
+@dataclass(frozen=True)
+class OpponentRecord:
+    """The candidate's games against one pool member."""
+
+    spec: str
+    label: str  # the member's label in the records (``spec (2)`` if the candidate has its spec)
+    elo: float  # its pinned rating
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / max(self.games, 1)
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The Wilson 95% interval of the candidate's score."""
+        return wilson_interval(self.score * self.games, self.games)
+
+
+@dataclass
+class LadderResult:
+    game: str
+    variant: str
+    agent: str  # the candidate's spec
+    label: str  # its label in the records
+    ladder: Ladder
+    seed: int
+    games_per_opponent: int
+    opponents: list[OpponentRecord]
+    elo: float
+    elo_low: float
+    elo_high: float
+    records: list[ArenaGame] = field(repr=False)  # every game, in schedule order
+    workers: int | None = None
+    wall_seconds: float = 0.0
+
+    @property
+    def games(self) -> int:
+        return len(self.records)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game, "agent": self.agent, "elo": self.elo,
+                "elo_low": self.elo_low, "elo_high": self.elo_high, "games": self.games,
+                "scores": {o.spec: o.score for o in self.opponents}}
+
+    def table(self) -> str:
+        width = max(24, *(len(o.spec) + 2 for o in self.opponents))
+        header = (f"{'opponent':<{width}}{'pinned elo':>11}{'games':>7}{'W-D-L':>13}"
+                  f"{'score':>8}{'95% CI':>16}")
+        lines = [f"{self.agent} on the {self.game} ladder ({self.variant}, "
+                 f"{self.games_per_opponent} games per opponent, seed {self.seed})",
+                 header, "-" * len(header)]
+        for o in sorted(self.opponents, key=lambda o: -o.elo):
+            low, high = o.interval
+            record = f"{o.wins}-{o.draws}-{o.losses}"
+            lines.append(f"{o.spec:<{width}}{o.elo:>11.1f}{o.games:>7}{record:>13}"
+                         f"{o.score:>8.3f}{f'[{low:.2f}, {high:.2f}]':>16}")
+        lines.append(f"rating: {self.elo:.1f} Elo, 95% interval [{self.elo_low:.1f}, "
+                     f"{self.elo_high:.1f}] (profile likelihood, pool ratings pinned), "
+                     f"{self.games} games")
+        return "\n".join(lines)
+
+    def write_games(self, path: str | Path) -> None:
+        """Every game as ``games.jsonl`` (``scripts/replay.py`` replays and verifies it)."""
+        write_records(self.records, Path(path))
+
+    def plot(self, path: str | Path) -> None:
+        """The pool's pinned ratings as points and the candidate's rating with its 95%
+        interval, on one Elo axis, saved as a PNG (needs matplotlib)."""
+        import matplotlib
+
+        matplotlib.use("Agg")  # files only: never open a window, never need a display
+        import matplotlib.pyplot as plt
+
+        rows = sorted([(o.elo, o.spec, False) for o in self.opponents]
+                      + [(self.elo, f"{self.agent} (candidate)", True)])
+        labels = ["\n".join(textwrap.wrap(spec, 28, break_long_words=True)[:3])
+                  for _, spec, _ in rows]
+        fig, ax = plt.subplots(figsize=(7.5, 1.6 + 0.45 * len(rows)), layout="constrained")
+        for position, (elo, _, candidate) in enumerate(rows):
+            if candidate:
+                ax.errorbar([elo], [position], xerr=[[elo - self.elo_low],
+                                                     [self.elo_high - elo]],
+                            fmt="o", color="C3", capsize=5, label="candidate, 95% interval")
+            else:
+                ax.plot([elo], [position], "s", color="C0")
+        ax.plot([], [], "s", color="C0", label="pool (pinned)")
+        ax.set_yticks(range(len(rows)), labels, fontsize=8)
+        ax.set_xlabel("Elo (the ladder's pinned scale)")
+        ax.set_title(textwrap.shorten(f"{self.agent}: {self.elo:.0f} Elo on the {self.game} "
+                                      f"ladder ({self.games} games)", 90), fontsize=10)
+        ax.margins(y=0.2)
+        ax.legend(fontsize=8, loc="best")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+
+
+def check_ladder_run(game: Any, candidate: Any, ladder: Any = None,
+                     games_per_opponent: Any = None, workers: Any = None,
+                     ray_address: Any = None, seed: Any = None, progress: Any = True,
+                     build: bool = True) -> dict[str, Any]:
+    """Check every argument of ``run_ladder``, load the ladder and (``build``) build the
+    candidate and every pool member once; nothing is played. Raises ``ArenaInputError`` (a
+    ValueError; ``LadderConfigError`` for the ladder file) naming the argument."""
+    checked = load_ladder(ladder, game=game if isinstance(game, str) else repr(game))
+    if isinstance(candidate, (list, tuple)):
+        raise ArenaTypeError(f"candidate must be one agent spec (a string) or factory, got "
+                             f"{kind_of(candidate)} {short_repr(candidate)}")
+    candidate = check_specs([candidate])[0]
+    if games_per_opponent is None:
+        games_per_opponent = checked.games_per_opponent
+    games_per_opponent = even_games(check_int(games_per_opponent, "games_per_opponent", 1,
+                                              MAX_GAMES))
+    total = games_per_opponent * len(checked.pool)
+    if total > MAX_GAMES:
+        raise ArenaInputError(f"{len(checked.pool)} pool members x {games_per_opponent:,} games "
+                              f"= {total:,} games: more than the cap of {MAX_GAMES:,}")
+    seed = checked.seed if seed is None else check_int(seed, "seed", 0, MAX_SEED)
+    if ray_address is not None:
+        if not isinstance(ray_address, str):
+            raise ArenaTypeError(f"ray_address must be a string or None, got "
+                                 f"{kind_of(ray_address)} {short_repr(ray_address)}")
+        check_ray_address(ray_address)
+    if workers is not None:
+        workers = check_int(workers, "workers", 1, MAX_WORKERS)
+    progress = check_flag(progress, "progress")
+    entries, labels, _ = entrants([candidate, *checked.specs])
+    pairings = [(0, member) for member in range(1, len(entries))]
+    if build:
+        build_entrants(checked.game, entries, labels,
+                       pickled=ray_address is not None or workers != 1 and total > 1,
+                       variant=checked.variant)
+    return {"ladder": checked, "game": checked.game, "variant": checked.variant,
+            "entries": entries, "labels": labels, "pairings": pairings,
+            "games_per_opponent": games_per_opponent, "total": total, "seed": seed,
+            "workers": workers, "ray_address": ray_address, "progress": progress}
+
+
+def run_ladder(game: str, candidate_spec: Any, ladder: Any = None,
+               games_per_opponent: int | None = None, workers: int | None = None,
+               ray_address: str | None = None, seed: int | None = None,
+               progress: bool = True) -> LadderResult:
+    """Rate ``candidate_spec`` (any spec the arena accepts: a registry agent or your own,
+    ``file.py:Name``) on ``game``'s ladder: ``ladder`` is None (``configs/ladder/<game>.yaml``),
+    a bundled ladder's name or a ladder file's path. It plays ``games_per_opponent`` paired
+    games (default the ladder's; rounded up to even) against each pool member on the ladder's
+    scenario or rule set and opening plies, from the ladder's seed unless ``seed`` is given.
+    ``workers`` and ``ray_address`` work as in ``run_round_robin``, and the results do not
+    depend on them. Every argument is checked and every agent built before the first game."""
+    args = check_ladder_run(game, candidate_spec, ladder, games_per_opponent, workers,
+                            ray_address, seed, progress)
+    checked: Ladder = args["ladder"]
+    variant, entries, labels, pairings = (args["variant"], args["entries"], args["labels"],
+                                          args["pairings"])
+    total, seed, workers = args["total"], args["seed"], args["workers"]
+    if ray_address is None and workers is None:
+        workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    if ray_address is None and workers > 1 and total > 1:
+        script = unguarded_main_call()
+        if script is not None:
+            warnings.warn(
+                f"run_ladder was called from the top level of {script} outside an "
+                f"'if __name__ == \"__main__\":' block; each spawned worker process would run "
+                f"the script again, so the games are played in this process.",
+                RuntimeWarning, stacklevel=2)
+            workers = 1
+    tasks = iter_tasks(checked.game, variant, entries, labels, pairings,
+                       args["games_per_opponent"], seed, checked.opening_plies)
+    start = time.perf_counter()
+    finished: dict[int, ArenaGame] = {}
+    bar = progress_bar(total, f"{checked.game} ladder") if args["progress"] else None
+
+    def record(result: ArenaGame) -> None:
+        finished[result.game_id] = result
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix_str(running_summary(labels, pairings, finished.values()),
+                                refresh=False)
+
+    try:
+        if ray_address is not None:
+            workers = play_on_ray(tasks, ray_address, workers, record)
+        elif workers == 1 or total <= 1:
+            warm_up(checked.game, variant, entries)
+            for task in tasks:
+                record(play_task(task))
+        else:
+            play_in_processes(tasks, min(workers, total), checked.game, variant, entries,
+                              record)
+    finally:
+        if bar is not None:
+            bar.close()
+    records = [finished[game_id] for game_id in range(total)]
+    opponents = tally_opponents(checked, labels, records, len(pairings))
+    low, elo, high = rating_interval([o.wins + 0.5 * o.draws for o in opponents],
+                                     [o.games for o in opponents], checked.elos)
+    return LadderResult(
+        game=checked.game, variant=variant, agent=entrant_spec(entries[0]), label=labels[0],
+        ladder=checked, seed=seed, games_per_opponent=args["games_per_opponent"],
+        opponents=opponents, elo=float(elo), elo_low=float(low), elo_high=float(high),
+        records=records, workers=workers, wall_seconds=time.perf_counter() - start)
+
+
+def tally_opponents(checked: Ladder, labels: list[str], records: list[ArenaGame],
+                    pool_size: int) -> list[OpponentRecord]:
+    """The candidate's wins, draws and losses against each pool member (pairing i is the
+    candidate, entrant 0, against pool member i: it sits in seat 1 of a swapped game)."""
+    tallies = [[0, 0, 0] for _ in range(pool_size)]
+    for g in records:
+        points = g.points(1 if g.swapped else 0)
+        tallies[g.pairing][0 if points == 1.0 else 1 if points == 0.5 else 2] += 1
+    return [OpponentRecord(spec=member.spec, label=labels[index + 1], elo=member.elo,
+                           wins=wins, draws=draws, losses=losses)
+            for index, (member, (wins, draws, losses)) in enumerate(zip(checked.pool, tallies,
+                                                                        strict=True))]
