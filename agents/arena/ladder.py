@@ -10,10 +10,8 @@ different runs and different candidates sit on the ladder's one scale.
 
 from __future__ import annotations
 
-import os
 import textwrap
 import time
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,13 +30,9 @@ from agents.arena.checks import (
 )
 from agents.arena.ladder_config import Ladder, load_ladder
 from agents.arena.ladder_fit import rating_interval
-from agents.arena.main_guard import unguarded_main_call
-from agents.arena.play import play_task, warm_up
 from agents.arena.players import build_entrants, entrant_spec, entrants
 from agents.arena.records import ArenaGame, write_records
-from agents.arena.roundrobin import progress_bar, running_summary
-from agents.arena.runners import play_in_processes, play_on_ray
-from agents.arena.scheduling import iter_tasks
+from agents.arena.roundrobin import play_schedule
 from agents.arena.stats import wilson_interval
 from tbw_envs.core.contract import kind_of, short_repr
 
@@ -204,44 +198,11 @@ def run_ladder(game: str, candidate_spec: Any, ladder: Any = None,
     variant, entries, labels, pairings = (args["variant"], args["entries"], args["labels"],
                                           args["pairings"])
     total, seed, workers = args["total"], args["seed"], args["workers"]
-    if ray_address is None and workers is None:
-        workers = min(os.cpu_count() or 1, MAX_WORKERS)
-    if ray_address is None and workers > 1 and total > 1:
-        script = unguarded_main_call()
-        if script is not None:
-            warnings.warn(
-                f"run_ladder was called from the top level of {script} outside an "
-                f"'if __name__ == \"__main__\":' block; each spawned worker process would run "
-                f"the script again, so the games are played in this process.",
-                RuntimeWarning, stacklevel=2)
-            workers = 1
-    tasks = iter_tasks(checked.game, variant, entries, labels, pairings,
-                       args["games_per_opponent"], seed, checked.opening_plies)
     start = time.perf_counter()
-    finished: dict[int, ArenaGame] = {}
-    bar = progress_bar(total, f"{checked.game} ladder") if args["progress"] else None
-
-    def record(result: ArenaGame) -> None:
-        finished[result.game_id] = result
-        if bar is not None:
-            bar.update(1)
-            bar.set_postfix_str(running_summary(labels, pairings, finished.values()),
-                                refresh=False)
-
-    try:
-        if ray_address is not None:
-            workers = play_on_ray(tasks, ray_address, workers, record)
-        elif workers == 1 or total <= 1:
-            warm_up(checked.game, variant, entries)
-            for task in tasks:
-                record(play_task(task))
-        else:
-            play_in_processes(tasks, min(workers, total), checked.game, variant, entries,
-                              record)
-    finally:
-        if bar is not None:
-            bar.close()
-    records = [finished[game_id] for game_id in range(total)]
+    records, workers = play_schedule(checked.game, variant, entries, labels, pairings,
+                                     args["games_per_opponent"], seed, checked.opening_plies,
+                                     total, workers, ray_address, args["progress"],
+                                     "run_ladder", f"{checked.game} ladder")
     opponents = tally_opponents(checked, labels, records, len(pairings))
     low, elo, high = rating_interval([o.wins + 0.5 * o.draws for o in opponents],
                                      [o.games for o in opponents], checked.elos)

@@ -102,23 +102,43 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
     entries, labels, pairings = args["entries"], args["labels"], args["pairings"]
     games_per_pairing, opening_plies, total = (args["games_per_pairing"], args["opening_plies"],
                                                args["total"])
+    start = time.perf_counter()
+    games, workers = play_schedule(game, variant, entries, labels, pairings, games_per_pairing,
+                                   seed, opening_plies, total, workers, ray_address,
+                                   args["progress"], "run_round_robin", f"{game} round robin")
+    return RoundRobinResult(
+        game=game, variant=variant, seed=seed, games_per_pairing=even_games(games_per_pairing),
+        labels=labels, specs=[entrant_spec(entry) for entry in entries], pairings=pairings,
+        games=games, workers=workers,
+        wall_seconds=time.perf_counter() - start, bootstrap=args["bootstrap"],
+        bootstrap_seed=args["bootstrap_seed"], opening_plies=opening_plies,
+    )
+
+
+def play_schedule(game: str, variant: str, entries: Sequence[Any], labels: Sequence[str],
+                  pairings: Sequence[tuple[int, int]], games_per_pairing: int, seed: int,
+                  opening_plies: int, total: int, workers: int | None,
+                  ray_address: str | None, progress: bool, caller: str,
+                  description: str) -> tuple[list[ArenaGame], int]:
+    """Play the paired games of ``pairings`` (``scheduling.iter_tasks``) in this process, in
+    worker processes or on Ray, with a progress bar; returns the games in game-id order and the
+    workers used. ``caller`` names the public function in the unguarded-script warning."""
     if ray_address is None and workers is None:
         workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if ray_address is None and workers > 1 and total > 1:
         script = unguarded_main_call()
         if script is not None:
             warnings.warn(
-                f"run_round_robin was called from the top level of {script} outside an "
+                f"{caller} was called from the top level of {script} outside an "
                 f"'if __name__ == \"__main__\":' block; each spawned worker process would run "
                 f"the script again, so the games are played in this process. Put the call "
                 f"under that block to use {workers} workers (the results are the same).",
-                RuntimeWarning, stacklevel=2)
+                RuntimeWarning, stacklevel=3)
             workers = 1
     tasks = iter_tasks(game, variant, entries, labels, pairings, games_per_pairing, seed,
                        opening_plies)
-    start = time.perf_counter()
     finished: dict[int, ArenaGame] = {}
-    bar = progress_bar(total, f"{game} round robin") if args["progress"] else None
+    bar = progress_bar(total, description) if progress else None
 
     def record(result: ArenaGame) -> None:
         finished[result.game_id] = result
@@ -139,13 +159,7 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
     finally:
         if bar is not None:
             bar.close()
-    return RoundRobinResult(
-        game=game, variant=variant, seed=seed, games_per_pairing=even_games(games_per_pairing),
-        labels=labels, specs=[entrant_spec(entry) for entry in entries], pairings=pairings,
-        games=[finished[game_id] for game_id in range(total)], workers=workers,
-        wall_seconds=time.perf_counter() - start, bootstrap=args["bootstrap"],
-        bootstrap_seed=args["bootstrap_seed"], opening_plies=opening_plies,
-    )
+    return [finished[game_id] for game_id in range(total)], workers
 
 
 def progress_bar(total: int, description: str):

@@ -69,6 +69,7 @@ from agents.learning.weight_tuner import (
     check_names,
     check_real,
     check_text,
+    linear_epsilon,
 )
 from agents.registry import make_agent
 from agents.tbw.evaluation import (
@@ -169,8 +170,7 @@ class TBWTuningConfig:
         self.opening_plies = (int(plies[0]), int(plies[1]))
 
     def epsilon(self, episode: int) -> float:
-        fraction = min(1.0, episode / max(1, self.episodes - 1))
-        return self.epsilon_start + fraction * (self.epsilon_end - self.epsilon_start)
+        return linear_epsilon(episode, self.episodes, self.epsilon_start, self.epsilon_end)
 
 
 def _derive(seed: int, *parts) -> int:

@@ -65,6 +65,13 @@ class CheckpointError(ConfigError):
         self.field = field_name
 
 
+def linear_epsilon(episode: int, episodes: int, start: float, end: float) -> float:
+    """The exploration rate of ``episode``: from ``start`` at the first episode to ``end`` at
+    the last, in a straight line."""
+    fraction = min(1.0, episode / max(1, episodes - 1))
+    return start + fraction * (end - start)
+
+
 def check_int(name: str, value, low: int, high: int, what: str = "a non-negative integer"):
     """``value`` as a plain int in ``[low, high]`` (never a bool, a float or a string)."""
     if not is_integer(value) or not low <= value <= high:
