@@ -45,6 +45,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import mul
 from pathlib import Path
 
 import numpy as np
@@ -161,9 +162,319 @@ _ENEMY_HEADQUARTERS = (
 
 
 # ---------------------------------------------------------------------------------- context
+_GRAPH = board_graph()
+_IS_CAMP = _GRAPH.is_camp
+_ROAD_ONLY = _GRAPH.road_only_neighbors
+_RAIL_RAYS = _GRAPH.rail_rays
+_NO_LOCK = (False,) * NUM_POSTS
+# Per tuple of target posts: each post's distance to the nearest target (``progress``).
+_TARGET_DISTANCES: dict[tuple[int, ...], tuple[int, ...]] = {}
+# Per (flag post, steps limit): the posts within the limit, nearest first, ties by post.
+_ALARM_RINGS: dict[tuple[int, int], tuple[int, ...]] = {}
+
+
+def _target_distances(targets: tuple[int, ...]) -> tuple[int, ...]:
+    table = _TARGET_DISTANCES.get(targets)
+    if table is None:
+        distances = board_distances()
+        table = _TARGET_DISTANCES[targets] = tuple(
+            min(distances[post][t] for t in targets) for post in range(NUM_POSTS)
+        )
+    return table
+
+
+def _alarm_ring(flag: int, steps_limit: int) -> tuple[int, ...]:
+    ring = _ALARM_RINGS.get((flag, steps_limit))
+    if ring is None:
+        dist = board_distances()[flag]
+        ring = _ALARM_RINGS[(flag, steps_limit)] = tuple(
+            sorted((p for p in range(NUM_POSTS) if dist[p] <= steps_limit), key=dist.__getitem__)
+        )
+    return ring
+
+
+def _worst_loss(owner, enemy: int, locked, loss, piece: int, post: int, vacated: int) -> float:
+    """``max(loss[e][piece] for e in strikers(post, vacated))``, 0.0 without strikers: the
+    strikers visited in ``strikers``' order, the first largest kept (as ``max`` does)."""
+    if _IS_CAMP[post]:
+        return 0.0
+    worst = None
+    for there in _ROAD_ONLY[post]:
+        if owner[there] == enemy and not locked[there]:
+            value = loss[there][piece]
+            if worst is None or value > worst:
+                worst = value
+    for ray in _RAIL_RAYS[post]:
+        for there in ray:
+            holder = owner[there]
+            if holder == EMPTY or there == vacated:
+                continue
+            if holder == enemy and not locked[there]:
+                value = loss[there][piece]
+                if worst is None or value > worst:
+                    worst = value
+            break
+    return 0.0 if worst is None else worst
+
+
 class MoveContext:
     """Everything the features of one position need, computed once; ``features(action)`` then
-    reads tables only. ``kind`` is read only on the mover's own posts."""
+    reads tables only. ``kind`` is read only on the mover's own posts.
+
+    A search builds one per state it looks at and scores a few moves with it, so both the
+    construction and ``features`` are kept to table look-ups; ``ReferenceMoveContext`` is the
+    plain twin the tests hold it equal to."""
+
+    __slots__ = (
+        "config", "mover", "owner", "kind", "quiet_plies", "rules", "gain", "loss", "pwin",
+        "_locked", "_flag_alarm", "_targets", "_weights", "_enemy", "_to_target",
+        "_no_collision_values",
+    )  # fmt: skip
+
+    def __init__(self, config: EvalConfig, rules, mover: int, owner, kind, quiet_plies: int,
+                 gain, loss, pwin, flag_revealed):
+        self.config = config
+        self.rules = rules
+        self.mover = mover
+        self.owner = owner
+        self.kind = kind
+        self.quiet_plies = quiet_plies
+        self.gain, self.loss, self.pwin = gain, loss, pwin
+        self._weights = config.weights
+        self._enemy = 1 - mover
+        self._locked = _GRAPH.is_headquarters if rules.headquarters_lock else _NO_LOCK
+        enemy_flag = flag_revealed[1 - mover]
+        self._targets = (enemy_flag,) if enemy_flag is not None else _ENEMY_HEADQUARTERS[mover]
+        self._to_target = _target_distances(self._targets)
+        self._flag_alarm = self._find_flag_alarm()
+        # Fixed for the position: indexed by whether the move attacks.
+        self._no_collision_values = (self._no_collision(False), self._no_collision(True))
+
+    # -- building blocks
+    def strikers(self, post: int, vacated: int = -1) -> list[int]:
+        """Enemy posts whose piece could move onto ``post`` next ply (``vacated`` counts as
+        empty: the piece that moves there leaves it)."""
+        if _IS_CAMP[post]:
+            return []
+        owner, enemy, locked = self.owner, self._enemy, self._locked
+        found = [n for n in _ROAD_ONLY[post] if owner[n] == enemy and not locked[n]]
+        for ray in _RAIL_RAYS[post]:
+            for there in ray:
+                holder = owner[there]
+                if holder == EMPTY or there == vacated:
+                    continue
+                if holder == enemy and not locked[there]:
+                    found.append(there)
+                break
+        return found
+
+    def expected_loss(self, piece: int, post: int, vacated: int = -1) -> float:
+        return _worst_loss(self.owner, self._enemy, self._locked, self.loss, piece, post, vacated)
+
+    def _find_flag_alarm(self):
+        """Algorithm 2: (enemy post, urgency, {our post: P(win) for pieces that can hit it},
+        best defender post, its P(win)) or None."""
+        steps_limit = self.config.flag_alarm_steps
+        owner, kind, mover = self.owner, self.kind, self.mover
+        if steps_limit <= 0:
+            return None
+        # Our first flag in post order (custom positions may hold several).
+        find = kind.index if isinstance(kind, (list, tuple)) else list(kind).index
+        flag = -1
+        while True:
+            try:
+                flag = find(FLAG, flag + 1)
+            except ValueError:
+                return None
+            if owner[flag] == mover:
+                break
+        enemy, locked = self._enemy, self._locked
+        # Enemy pieces this deep in our half have moved there, so all of them are mobile.
+        threat = None
+        for post in _alarm_ring(flag, steps_limit):
+            if owner[post] == enemy and not locked[post]:
+                threat = post
+                break
+        if threat is None:
+            return None
+        distances = board_distances()
+        urgency = (steps_limit + 1 - distances[flag][threat]) / steps_limit
+        to_threat = distances[threat]
+        threat_pwin = self.pwin[threat]
+        # The defender of the largest (P(win), -distance), the first in post order on ties.
+        best, best_key = None, None
+        for post in range(NUM_POSTS):
+            if owner[post] == mover:
+                piece = kind[post]
+                if piece != FLAG and piece != MINE and not locked[post]:
+                    key = (threat_pwin[piece], -to_threat[post])
+                    if best is None or key > best_key:
+                        best, best_key = post, key
+        if best is None:
+            return None
+        return threat, urgency, best, threat_pwin[kind[best]]
+
+    @property
+    def flag_alarm_urgency(self) -> float:
+        """Algorithm 2's urgency in this position (0 without an alarm): a property of the
+        position, the same for every move."""
+        return 0.0 if self._flag_alarm is None else self._flag_alarm[1]
+
+    # -- features
+    def features(self, action: int) -> list[float]:
+        src, dst = divmod(action, NUM_POSTS)
+        owner, enemy, locked, loss = self.owner, self._enemy, self._locked, self.loss
+        piece = self.kind[src]
+        attack = owner[dst] == enemy
+        if attack:
+            attack_gain = self.gain[dst][piece]
+            survive = self.pwin[dst][piece]
+        else:
+            attack_gain = 0.0
+            survive = 1.0
+        exposure = (
+            survive * _worst_loss(owner, enemy, locked, loss, piece, dst, src) if survive
+            else 0.0
+        )  # fmt: skip
+        protection = 0.0
+        if self.config.piece_values[piece] >= self.config.protect_min_value:
+            protection = _worst_loss(owner, enemy, locked, loss, piece, src, -1) - exposure
+        flag_defence = 0.0
+        alarm = self._flag_alarm
+        if alarm is not None:
+            threat, urgency, best, best_pwin = alarm
+            if dst == threat:
+                flag_defence = urgency * self.pwin[threat][piece]
+            elif src == best:
+                to_threat = board_distances()[threat]
+                if to_threat[dst] < to_threat[src]:
+                    flag_defence = 0.5 * urgency * best_pwin
+        to_target = self._to_target
+        return [
+            attack_gain, exposure, protection, flag_defence,
+            float(to_target[src] - to_target[dst]), self._no_collision_values[attack],
+        ]  # fmt: skip
+
+    def _no_collision(self, attack: bool) -> float:
+        rules = self.rules
+        limit = rules.no_collision_limit
+        if limit is None or rules.no_collision_result != "side_to_move_loses":
+            return 0.0
+        quiet = self.quiet_plies
+        if not attack and quiet + 1 >= limit:
+            return 1.0
+        window = self.config.no_collision_window
+        # 1 on the last ply on which we can still collide before the opponent plays the limit.
+        urgency = min(1.0, max(0.0, (quiet + 1 - (limit - 1 - window)) / window))
+        if urgency == 0.0:
+            return 0.0
+        burden_is_ours = (limit - quiet) % 2 == 0
+        if attack:
+            return urgency if burden_is_ours else -urgency
+        return -urgency if burden_is_ours else 0.0
+
+    def weighted(self, features) -> float:
+        """``weights . features`` for a feature list from ``features``."""
+        weights = self._weights
+        if len(features) != len(weights):
+            raise ValueError(f"{len(features)} features for {len(weights)} weights")
+        # The products summed in order, as sum(w * f for w, f in zip(...)) does.
+        return sum(map(mul, weights, features))
+
+    def score(self, action: int) -> float:
+        return self.weighted(self.features(action))
+
+    def scores(self, actions) -> list[float]:
+        return [self.weighted(self.features(a)) for a in actions]
+
+
+# ---------------------------------------------------------------------------------- evaluation
+class JunqiEvaluation:
+    """The move evaluation with one config (piece values + weights)."""
+
+    def __init__(self, config: str | Path | dict | EvalConfig | None = "default"):
+        self.config = load_eval_config(config)
+        # The per-mask tables of the last (rules, config) seen: a search asks for them with the
+        # same two objects at every state, so identity spares hashing them each time.
+        self._last_tables: tuple = (None, None, None)
+
+    @property
+    def weights(self) -> np.ndarray:
+        return np.asarray(self.config.weights)
+
+    def context(self, view, belief=None) -> MoveContext:
+        """The position of ``view`` (its player to move) judged with ``belief`` (a tracker with
+        ``matrix()``, a ``(60, 12)`` array, or None for the view's own deductions)."""
+        if belief is None:
+            return self._mask_context(view.rules, view.player, view.owner, view.kind,
+                                      view.quiet_plies, view.possible, view.flag_revealed)
+        matrix = belief if isinstance(belief, np.ndarray) else belief.matrix()
+        combat = _combat_for(view.rules)
+        tables = _combat_tables(combat, self.config.piece_values)
+        return MoveContext(
+            self.config, view.rules, view.player, view.owner, view.kind, view.quiet_plies,
+            (matrix @ tables.gain.T).tolist(), (matrix @ tables.loss.T).tolist(),
+            (matrix @ tables.wins.T).tolist(), view.flag_revealed,
+        )
+
+    def state_context(self, state, mover: int | None = None) -> MoveContext:
+        """A full state's position for ``mover`` (default: the player to move), judged with
+        the mover's public deductions only (``state.possible[mover]``), never the true types of
+        the opponent's pieces."""
+        mover = state.current_player if mover is None else mover
+        return self._mask_context(state.rules, mover, state.owner, state.kind,
+                                  state.quiet_plies, state.possible[mover], state.flag_revealed)
+
+    def _mask_context(self, rules, mover, owner, kind, quiet, possible, flag_revealed):
+        gain, loss, pwin = self.mask_tables(rules)
+        return MoveContext(
+            self.config, rules, mover, owner, kind, quiet, list(map(gain.__getitem__, possible)),
+            list(map(loss.__getitem__, possible)), list(map(pwin.__getitem__, possible)),
+            flag_revealed,
+        )
+
+    def mask_tables(self, rules) -> tuple[list, list, list]:
+        """Per type mask: gain by our attacker type, loss by our defender type, P(win) by our
+        attacker type, under ``rules`` with this evaluation's piece values."""
+        config = self.config
+        last_rules, last_config, tables = getattr(self, "_last_tables", (None, None, None))
+        if last_rules is not rules or last_config is not config:
+            tables = _mask_tables(_combat_for(rules), config.piece_values)
+            self._last_tables = (rules, config, tables)
+        return tables
+
+    def features(self, view, belief, action: int) -> np.ndarray:
+        """Feature vector (``FEATURE_NAMES`` order) of ``action`` for the player of ``view``."""
+        return np.asarray(self.context(view, belief).features(int(action)))
+
+    def score(self, view, belief, action: int) -> float:
+        return self.context(view, belief).score(int(action))
+
+    def feature_matrix(self, view, belief=None, actions=None) -> np.ndarray:
+        """``(len(actions), NUM_FEATURES)``; ``actions`` default to the view's legal moves."""
+        actions = view.legal_actions() if actions is None else actions
+        context = self.context(view, belief)
+        return np.asarray([context.features(a) for a in actions], dtype=float).reshape(
+            len(actions), NUM_FEATURES
+        )
+
+
+@lru_cache(maxsize=32)
+def _combat_for(rules) -> tuple:
+    return combat_table(rules)
+
+
+def material(owner, kind, player: int, values) -> float:
+    """Sum of the values of ``player``'s pieces on a full state (flag excluded: it never
+    leaves the board while the game goes on)."""
+    # The same values summed in the same (post) order as the generator over posts did.
+    return sum([values[k] for o, k in zip(owner, kind) if o == player and k != FLAG])  # noqa: B905
+
+
+# ---------------------------------------------------------------------------------- reference
+class ReferenceMoveContext:
+    """``MoveContext`` written plainly, one feature at a time: the specification the fast
+    context is tested against (features equal to the last bit, the same flag alarm)."""
 
     __slots__ = (
         "config", "mover", "owner", "kind", "quiet_plies", "rules", "gain", "loss", "pwin",
@@ -313,74 +624,3 @@ class MoveContext:
 
     def scores(self, actions) -> list[float]:
         return [self.weighted(self.features(a)) for a in actions]
-
-
-# ---------------------------------------------------------------------------------- evaluation
-class JunqiEvaluation:
-    """The move evaluation with one config (piece values + weights)."""
-
-    def __init__(self, config: str | Path | dict | EvalConfig | None = "default"):
-        self.config = load_eval_config(config)
-
-    @property
-    def weights(self) -> np.ndarray:
-        return np.asarray(self.config.weights)
-
-    def context(self, view, belief=None) -> MoveContext:
-        """The position of ``view`` (its player to move) judged with ``belief`` (a tracker with
-        ``matrix()``, a ``(60, 12)`` array, or None for the view's own deductions)."""
-        if belief is None:
-            return self._mask_context(view.rules, view.player, view.owner, view.kind,
-                                      view.quiet_plies, view.possible, view.flag_revealed)
-        matrix = belief if isinstance(belief, np.ndarray) else belief.matrix()
-        combat = _combat_for(view.rules)
-        tables = _combat_tables(combat, self.config.piece_values)
-        return MoveContext(
-            self.config, view.rules, view.player, view.owner, view.kind, view.quiet_plies,
-            (matrix @ tables.gain.T).tolist(), (matrix @ tables.loss.T).tolist(),
-            (matrix @ tables.wins.T).tolist(), view.flag_revealed,
-        )
-
-    def state_context(self, state, mover: int | None = None) -> MoveContext:
-        """A full state's position for ``mover`` (default: the player to move), judged with
-        the mover's public deductions only (``state.possible[mover]``), never the true types of
-        the opponent's pieces."""
-        mover = state.current_player if mover is None else mover
-        return self._mask_context(state.rules, mover, state.owner, state.kind,
-                                  state.quiet_plies, state.possible[mover], state.flag_revealed)
-
-    def _mask_context(self, rules, mover, owner, kind, quiet, possible, flag_revealed):
-        gain, loss, pwin = _mask_tables(_combat_for(rules), self.config.piece_values)
-        return MoveContext(
-            self.config, rules, mover, owner, kind, quiet,
-            [gain[m] for m in possible], [loss[m] for m in possible],
-            [pwin[m] for m in possible], flag_revealed,
-        )
-
-    def features(self, view, belief, action: int) -> np.ndarray:
-        """Feature vector (``FEATURE_NAMES`` order) of ``action`` for the player of ``view``."""
-        return np.asarray(self.context(view, belief).features(int(action)))
-
-    def score(self, view, belief, action: int) -> float:
-        return self.context(view, belief).score(int(action))
-
-    def feature_matrix(self, view, belief=None, actions=None) -> np.ndarray:
-        """``(len(actions), NUM_FEATURES)``; ``actions`` default to the view's legal moves."""
-        actions = view.legal_actions() if actions is None else actions
-        context = self.context(view, belief)
-        return np.asarray([context.features(a) for a in actions], dtype=float).reshape(
-            len(actions), NUM_FEATURES
-        )
-
-
-@lru_cache(maxsize=32)
-def _combat_for(rules) -> tuple:
-    return combat_table(rules)
-
-
-def material(owner, kind, player: int, values) -> float:
-    """Sum of the values of ``player``'s pieces on a full state (flag excluded: it never
-    leaves the board while the game goes on)."""
-    return sum(
-        values[kind[p]] for p in range(NUM_POSTS) if owner[p] == player and kind[p] != FLAG
-    )

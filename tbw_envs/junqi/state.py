@@ -137,7 +137,8 @@ class JunqiState:
         self.quiet_plies = 0
         self.winner: int | None = None
         self.end_reason: str | None = None
-        self._legal: list[int] = []
+        # The legal actions; None in play until first asked for (see ``_start_turn``).
+        self._legal: list[int] | None = []
         self._placed: list[list[int]] = [[], []]
 
     # ------------------------------------------------------------------ construction
@@ -246,16 +247,20 @@ class JunqiState:
         other.quiet_plies = self.quiet_plies
         other.winner = self.winner
         other.end_reason = self.end_reason
-        other._legal = self._legal[:]
+        other._legal = None if self._legal is None else self._legal[:]
         other._placed = [self._placed[0][:], self._placed[1][:]]
         return other
 
     def legal_actions(self) -> list[int]:
-        return self._legal[:]
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._moves.legal_moves(self.owner, self.kind,
+                                                          self.current_player)
+        return legal[:]
 
     def legal_action_mask(self) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        mask[self._legal] = 1
+        mask[self.legal_actions()] = 1
         return mask
 
     def is_terminal(self) -> bool:
@@ -313,11 +318,20 @@ class JunqiState:
         """Play one action for ``current_player``; returns the ply's result code (MOVED for a
         deployment action). Raises ``IllegalActionError`` (a ValueError), leaving the state
         unchanged, if it is illegal."""
-        action = as_action(action)
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
+            action = as_action(action)  # anything but a plain int in range (or the error)
         if self.end_reason is not None:
             raise IllegalActionError(f"action {action}: the game is over ({self.end_reason})")
         legal = self._legal
-        if action not in legal:
+        if legal is None:
+            # In play, before the list was asked for: check this one move alone.
+            legal_move = action < NUM_MOVE_ACTIONS and self._moves.is_legal_move(
+                self.owner, self.kind, self.current_player, action
+            )
+        else:
+            legal_move = action in legal
+        if not legal_move:
+            legal = self.legal_actions()
             raise IllegalActionError(
                 f"illegal action {action} ({describe_action(action)}) for player "
                 f"{self.current_player} in the {self.phase} phase; {len(legal)} legal actions"
@@ -344,7 +358,7 @@ class JunqiState:
         return [DEPLOY_ACTION_BASE + kind for kind in deployment_choices(self._placed[player])]
 
     def _apply_move(self, action: int) -> int:
-        owner, kind = self.owner, self.kind
+        owner, kind, moved = self.owner, self.kind, self.moved
         mover = self.current_player
         opponent = 1 - mover
         from_post, to_post = divmod(action, NUM_POSTS)
@@ -354,11 +368,12 @@ class JunqiState:
             owner, from_post, to_post
         )
         # What the mover's opponent knows of the moving piece, before it leaves its post.
-        seen_attacker = self.possible[opponent][from_post] & MOBILE_MASK
+        opponent_sees = self.possible[opponent]
+        seen_attacker = opponent_sees[from_post] & MOBILE_MASK
         if engineer_only:
             seen_attacker &= 1 << ENGINEER
-        self.possible[opponent][from_post] = 0
-        self.moved[from_post] = False
+        opponent_sees[from_post] = 0
+        moved[from_post] = False
         owner[from_post] = EMPTY
         kind[from_post] = NO_PIECE
 
@@ -366,17 +381,18 @@ class JunqiState:
             result = MOVED
             owner[to_post] = mover
             kind[to_post] = attacker
-            self.moved[to_post] = True
-            self.possible[opponent][to_post] = seen_attacker
+            moved[to_post] = True
+            opponent_sees[to_post] = seen_attacker
+            self.quiet_plies += 1
         else:
-            result = self._combat[attacker][defender]
             combat = self._combat
+            result = combat[attacker][defender]
             if result == ATTACKER_WON:
                 owner[to_post] = mover
                 kind[to_post] = attacker
-                self.moved[to_post] = True
+                moved[to_post] = True
                 # The opponent knows its own defender, so it learns which types beat it.
-                self.possible[opponent][to_post] = seen_attacker & _beats_mask(combat, defender)
+                opponent_sees[to_post] = seen_attacker & _beats_mask(combat, defender)
                 self.possible[mover][to_post] = 0
             elif result == ATTACKER_LOST:
                 # The mover knows its attacker, so it learns which types stop it.
@@ -384,20 +400,21 @@ class JunqiState:
             else:
                 owner[to_post] = EMPTY
                 kind[to_post] = NO_PIECE
-                self.moved[to_post] = False
+                moved[to_post] = False
                 self.possible[mover][to_post] = 0
             if self.rules.flag_revealed_on_marshal_death:
                 if attacker == MARSHAL and result != ATTACKER_WON:
                     self._marshal_removed(mover)
                 if defender == MARSHAL and result != ATTACKER_LOST:
                     self._marshal_removed(opponent)
+            self.quiet_plies = 0
 
-        self.history.append(PlyRecord(mover, from_post, to_post, result, engineer_only))
+        # PlyRecord(...) without the NamedTuple constructor's keyword handling.
+        self.history.append(_new_tuple(PlyRecord, (mover, from_post, to_post, result,
+                                                   engineer_only)))
         self.ply += 1
-        self.quiet_plies = self.quiet_plies + 1 if result == MOVED else 0
         self.current_player = opponent
-        flag_taken = defender == FLAG and result != ATTACKER_LOST
-        self._start_turn(previous_mover=mover, flag_taken=flag_taken)
+        self._start_turn(mover, defender == FLAG and result != ATTACKER_LOST)
         return result
 
     def _marshal_removed(self, side: int) -> None:
@@ -423,20 +440,23 @@ class JunqiState:
             observer_masks[flag_post] = 1 << FLAG
 
     def _start_turn(self, previous_mover: int, flag_taken: bool) -> None:
-        """Settle the end-of-game rules in CCGC order, then cache the legal moves."""
+        """Settle the end-of-game rules in CCGC order. The legal moves are generated when first
+        asked for (``legal_actions``): this only checks that one exists, and a search never asks
+        for them in the last state it reaches."""
         self._legal = []
-        rules = self.rules
         if flag_taken:
             self._end(previous_mover, FLAG_CAPTURED)
             return
-        legal = self._moves.legal_moves(self.owner, self.kind, self.current_player)
-        if not legal:
-            if self._moves.legal_moves(self.owner, self.kind, previous_mover):
+        moves = self._moves
+        if not moves.has_legal_move(self.owner, self.kind, self.current_player):
+            if moves.has_legal_move(self.owner, self.kind, previous_mover):
                 self._end(previous_mover, NO_LEGAL_MOVE)
             else:
                 self._end(None, NO_LEGAL_MOVE_BOTH)
             return
-        if rules.no_collision_limit is not None and self.quiet_plies >= rules.no_collision_limit:
+        rules = self.rules
+        limit = rules.no_collision_limit
+        if limit is not None and self.quiet_plies >= limit:
             loser_moves_next = rules.no_collision_result == "side_to_move_loses"
             self._end(1 - self.current_player if loser_moves_next else None, NO_COLLISION_LIMIT)
             return
@@ -446,7 +466,7 @@ class JunqiState:
         if self.ply >= rules.ply_cap:
             self._end(None, PLY_CAP)
             return
-        self._legal = legal
+        self._legal = None
 
     def _end(self, winner: int | None, reason: str) -> None:
         self.winner = winner
@@ -456,6 +476,8 @@ class JunqiState:
     def _kinds_of(self, player: int) -> list[int]:
         return [self.kind[p] for p in range(NUM_POSTS) if self.owner[p] == player]
 
+
+_new_tuple = tuple.__new__
 
 # Keyed by combat table, which depends on three two-way rule options: at most 8 entries each.
 _BEATS_CACHE: dict[tuple, list[int]] = {}
@@ -552,6 +574,10 @@ class JunqiView:
             flag_revealed_ply=tuple(state.flag_revealed_ply),  # type: ignore[arg-type]
         )
 
+    def __getstate__(self) -> dict:
+        # The determinization template is a cache: pickles and copies leave it behind.
+        return {k: v for k, v in self.__dict__.items() if k != "_determinize_template"}
+
     # ------------------------------------------------------------------ agent interface
     def is_terminal(self) -> bool:
         return self.end_reason is not None
@@ -597,14 +623,26 @@ class JunqiView:
         lets it suspect any type (any mobile type for pieces that have moved)."""
         if self.phase != PLAY:
             raise ValueError("determinize works in the play phase only")
-        posts = self.opponent_posts()
-        if sorted(opponent_kinds) != posts:
+        template = self.__dict__.get("_determinize_template") or self._determinize_template()
+        posts, post_set, prototype = template
+        if (len(opponent_kinds) != len(posts) or not post_set.issuperset(opponent_kinds)) and (
+            sorted(opponent_kinds) != posts
+        ):
             raise ValueError(f"opponent_kinds must give a type for exactly the posts {posts}")
+        state = prototype.clone()
+        kind = state.kind
+        for post, piece in opponent_kinds.items():
+            kind[post] = piece
+        return state
+
+    def _determinize_template(self) -> tuple:
+        """The opponent's posts (a list and a set) and the determinized state without the
+        opponent's types, which every ``determinize`` clones: built once per view (a view is
+        frozen) and kept in its ``__dict__``, outside the dataclass fields."""
+        posts = self.opponent_posts()
         state = JunqiState(self.rules)
         state.owner = list(self.owner)
         state.kind = list(self.kind)
-        for post, kind in opponent_kinds.items():
-            state.kind[post] = kind
         state.moved = list(self.moved)
         state.possible[self.player] = list(self.possible)
         state.possible[self.opponent] = [
@@ -622,8 +660,12 @@ class JunqiView:
         if self.end_reason is not None:
             state._end(self.winner, self.end_reason)
         else:
-            state._legal = state._moves.legal_moves(state.owner, state.kind, state.current_player)
-        return state
+            # Our own moves read only our own types (the view's); the opponent's depend on
+            # the types drawn and wait until asked for.
+            state._legal = self.legal_actions() if self.current_player == self.player else None
+        template = (posts, frozenset(posts), state)
+        object.__setattr__(self, "_determinize_template", template)
+        return template
 
     def sample_determinization(self, rng=None) -> JunqiState:
         """``determinize`` with opponent types drawn at random among those the player cannot
