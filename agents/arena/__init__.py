@@ -21,7 +21,8 @@ small pure functions testable against hand-checkable cases), ``players`` (the en
 ``runners`` (process pool, Ray), ``main_guard`` (a script that starts a round robin
 at its top level), ``roundrobin``, ``records`` and ``digests`` (``games.jsonl``),
 ``results`` with ``tables``, ``results_json``, ``files`` and ``plot``, ``record_shape`` and
-``replay`` (verifying records), ``gif``. The names below are the package's public ones, as
+``replay`` (verifying records), ``gif``, ``budget_curve`` (rating against search budget, read
+back from a run's ``results.json``). The names below are the package's public ones, as
 before it was split.
 """
 
