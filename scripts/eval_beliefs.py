@@ -1,10 +1,13 @@
 """How well each Junqi belief tracker predicts the opponent's hidden piece types.
 
     python scripts/eval_beliefs.py [--games 500] [--seed 0] [--plies 20 50 100] [--rules ccgc]
+    python scripts/eval_beliefs.py --games-from runs/arena-junqi-.../ [--plies 50 100]
 
-Records ``--games`` games of uniform random play from uniformly random layouts, then at each ply
-count of ``--plies`` (only games still going after that many plies), from both players' views,
-scores every tracker of ``agents.junqi.belief``:
+Records ``--games`` games of uniform random play from uniformly random layouts (or, with
+``--games-from``, reads the games the arena recorded in those ``games.jsonl`` files or run
+folders: games played by real agents, each under its own rule set), then at each ply count of
+``--plies`` (only games still going after that many plies), from both players' views, scores
+every tracker of ``agents.junqi.belief``:
 
 - log-loss: mean of -log p(true type) over the opponent's living pieces (p clipped at 1e-12),
   pooled over all (view, piece) pairs; also split into the pieces standing on a headquarters and
@@ -13,7 +16,18 @@ scores every tracker of ``agents.junqi.belief``:
   lowest post number);
 - marshal top-1: the same for the marshal, over the views where the opponent's marshal lives;
 - build and sample time: ``from_view``, ``sample_tokens`` and ``sample_state`` on the first
-  ``--timing-views`` views of each ply count.
+  ``--timing-views`` views of each ply count. The ``model`` tracker caches the scores of the
+  opponent's past plies per game: its ``from_view`` is timed with an empty cache (every past ply
+  scored), and again with the game already cached (what an agent that rebuilds its belief every
+  move pays, besides scoring the one new opponent ply).
+
+The log-loss reductions of count vs paper and of model vs count come with a 95% interval from a
+bootstrap over games (the trackers are scored on the same views, so games are resampled whole).
+
+``--model-temperatures``/``--model-betas``/``--model-weights``: also score the ``model`` tracker
+at every combination (its T, beta and the evaluation weights of the opponent model) on the same
+views, and print the grid with the combination of lowest log-loss (pooled over the ply counts);
+this is how the tracker's constants are fitted, on games disjoint from the ones it is judged on.
 
 Two references put the gap between the trackers in context, on the first ``--ceiling-views``
 views of each ply count (default 0: skipped):
@@ -42,15 +56,18 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from agents.arena.records import load_records, record_start_state  # noqa: E402
 from agents.junqi.belief import (  # noqa: E402
     BELIEFS,
     DEFAULT_BELIEF,
     LAYOUT_MARGINALS,
     CountBelief,
+    ModelBelief,
     PaperBelief,
     complete_assignment,
     normalise_rows,
 )
+from agents.junqi.belief.opponent_model import clear_cache  # noqa: E402
 from tbw_envs.junqi import HEADQUARTERS, JunqiState, random_layout  # noqa: E402
 from tbw_envs.junqi.pieces import ARMY_COUNTS, FLAG, MARSHAL  # noqa: E402
 
@@ -58,7 +75,8 @@ CLIP = 1e-12
 
 
 def record_games(count: int, seed: int, rules: str, longest: int, progress: bool) -> list:
-    """``count`` games of uniform random play, each kept up to ``longest`` plies (or its end)."""
+    """``count`` games of uniform random play, each kept up to ``longest`` plies (or its end):
+    ``(starting state, actions)`` pairs."""
     from tqdm import tqdm
 
     rand = random.Random(seed)
@@ -66,19 +84,37 @@ def record_games(count: int, seed: int, rules: str, longest: int, progress: bool
     for _ in tqdm(range(count), desc="recording games", disable=not progress):
         layouts = (random_layout(rand), random_layout(rand))
         state = JunqiState.initial(layouts, rules)
+        start = state.clone()
         actions = []
         while not state.is_terminal() and len(actions) < longest:
             legal = state.legal_actions()
             action = legal[rand.randrange(len(legal))]
             state.apply(action)
             actions.append(action)
-        games.append((layouts, actions))
+        games.append((start, actions))
     return games
 
 
-def running_states(layouts, actions, rules: str, plies: list[int]) -> dict[int, JunqiState]:
+def recorded_games(paths: list[str]) -> list:
+    """The Junqi games of arena records (``games.jsonl`` files, or run folders holding one):
+    ``(starting state, actions)`` pairs, in file order."""
+    games = []
+    for text in paths:
+        path = Path(text)
+        if path.is_dir():
+            path = path / "games.jsonl"
+        for record in load_records(path):
+            start = record_start_state(record)
+            if isinstance(start, JunqiState):
+                games.append((start, list(record["actions"])))
+    if not games:
+        raise ValueError(f"no Junqi games in {', '.join(paths)}")
+    return games
+
+
+def running_states(start: JunqiState, actions, plies: list[int]) -> dict[int, JunqiState]:
     """The state after each ply count in ``plies`` for which the game is still going."""
-    state = JunqiState.initial(layouts, rules)
+    state = start.clone()
     found = {}
     for ply in range(max(plies) + 1):
         if state.is_terminal():
@@ -209,12 +245,64 @@ def relative_reduction(better: Scores, worse: Scores, rand: np.random.Generator)
     return {"reduction": float(point), "ci95": [float(low), float(high)]}
 
 
+def model_grid(views_and_states, temperatures, betas, weights, progress: bool) -> dict:
+    """Log-loss of the ``model`` tracker at every (T, beta, weights) on the same views: per ply
+    count and pooled over them, and the combination with the lowest pooled log-loss."""
+    from tqdm import tqdm
+
+    combos = [(t, b, w) for w in weights for t in temperatures for b in betas]
+    sums = {combo: {} for combo in combos}
+    for ply, view, state in tqdm(views_and_states, desc="model grid", disable=not progress):
+        count = CountBelief.from_view(view)
+        living = [
+            (t, state.kind[post]) for t, post in enumerate(count.evidence.posts) if post is not None
+        ]
+        for combo in combos:
+            temperature, beta, weight = combo
+            table = ModelBelief(
+                view, count.evidence, temperature=temperature, beta=beta, weights=weight
+            ).token_matrix()
+            total, pieces = sums[combo].get(ply, (0.0, 0))
+            loss = sum(-float(np.log(max(table[t, kind], CLIP))) for t, kind in living)
+            sums[combo][ply] = (total + loss, pieces + len(living))
+    rows = []
+    for (temperature, beta, weight), by_ply in sums.items():
+        total = sum(value for value, _ in by_ply.values())
+        pieces = sum(n for _, n in by_ply.values())
+        rows.append(
+            {
+                "temperature": temperature,
+                "beta": beta,
+                "weights": weight,
+                "log_loss": total / max(pieces, 1),
+                "by_ply": {str(ply): value / n for ply, (value, n) in sorted(by_ply.items())},
+            }
+        )
+    best = min(rows, key=lambda row: row["log_loss"])
+    return {"rows": rows, "best": best, "views": len(views_and_states)}
+
+
 def time_trackers(views: list, rand: random.Random, samples: int) -> dict:
     timings = {}
     for name, cls in BELIEFS.items():
-        started = time.perf_counter()
-        beliefs = [cls.from_view(view) for view in views]
-        build = (time.perf_counter() - started) / len(views)
+        if cls is ModelBelief:
+            # With an empty cache (every past opponent ply scored), then again with the game
+            # cached by that build.
+            build = cached = 0.0
+            beliefs = []
+            for view in views:
+                clear_cache()
+                started = time.perf_counter()
+                cls.from_view(view)
+                build += time.perf_counter() - started
+                started = time.perf_counter()
+                beliefs.append(cls.from_view(view))
+                cached += time.perf_counter() - started
+            build, cached = build / len(views), cached / len(views)
+        else:
+            started = time.perf_counter()
+            beliefs = [cls.from_view(view) for view in views]
+            build = cached = (time.perf_counter() - started) / len(views)
         started = time.perf_counter()
         for belief in beliefs:
             for _ in range(samples):
@@ -227,6 +315,7 @@ def time_trackers(views: list, rand: random.Random, samples: int) -> dict:
         sample_state = (time.perf_counter() - started) / (len(views) * samples)
         timings[name] = {
             "build_ms": build * 1e3,
+            "build_cached_ms": cached * 1e3,
             "sample_us": sample * 1e6,
             "sample_state_us": sample_state * 1e6,
         }
@@ -259,6 +348,17 @@ def markdown(results: dict, plies: list[int]) -> str:
             comparison = block["count_vs_paper"]
             low, high = comparison["ci95"]
             lines.append(f"| {ply} | {comparison['reduction']:.1%} | {low:.1%} to {high:.1%} |")
+    if any("model_vs_count" in block for block in results["by_ply"].values()):
+        lines.append("")
+        lines.append(
+            "| ply | model vs count: log-loss reduction | 95% interval (bootstrap, games) |"
+        )
+        lines.append("|---:|---:|---|")
+        for ply in plies:
+            comparison = results["by_ply"].get(str(ply), {}).get("model_vs_count")
+            if comparison is not None:
+                low, high = comparison["ci95"]
+                lines.append(f"| {ply} | {comparison['reduction']:.1%} | {low:.1%} to {high:.1%} |")
     if any("references" in block for block in results["by_ply"].values()):
         lines.append("")
         lines.append("| ply | views | paper | independent, exact prior | count | exact posterior |")
@@ -272,17 +372,42 @@ def markdown(results: dict, plies: list[int]) -> str:
                     f"| {ref['count']:.3f} | {ref['exact']:.3f} |"
                 )
     lines.append("")
-    lines.append("| ply | tracker | from_view (ms) | sample_tokens (us) | sample_state (us) |")
-    lines.append("|---:|---|---:|---:|---:|")
+    lines.append(
+        "| ply | tracker | from_view (ms) | from_view, game cached (ms) "
+        "| sample_tokens (us) | sample_state (us) |"
+    )
+    lines.append("|---:|---|---:|---:|---:|---:|")
     for ply in plies:
         block = results["by_ply"].get(str(ply))
         if block is None:
             continue
         for name, row in block["timing"].items():
             lines.append(
-                f"| {ply} | {name} | {row['build_ms']:.2f} | {row['sample_us']:.0f} "
-                f"| {row['sample_state_us']:.0f} |"
+                f"| {ply} | {name} | {row['build_ms']:.2f} | {row['build_cached_ms']:.2f} "
+                f"| {row['sample_us']:.0f} | {row['sample_state_us']:.0f} |"
             )
+    grid = results.get("model_grid")
+    if grid:
+        lines.append("")
+        lines.append(
+            f"model grid ({grid['views']} views): log-loss pooled over the ply counts "
+            "(and per ply count)"
+        )
+        lines.append("")
+        lines.append("| weights | T | beta | log-loss | by ply |")
+        lines.append("|---|---:|---:|---:|---|")
+        for row in grid["rows"]:
+            by_ply = ", ".join(f"{ply}: {value:.4f}" for ply, value in row["by_ply"].items())
+            lines.append(
+                f"| {row['weights']} | {row['temperature']:g} | {row['beta']:g} "
+                f"| {row['log_loss']:.4f} | {by_ply} |"
+            )
+        best = grid["best"]
+        lines.append("")
+        lines.append(
+            f"best: weights={best['weights']} T={best['temperature']:g} "
+            f"beta={best['beta']:g} (log-loss {best['log_loss']:.4f})"
+        )
     return "\n".join(lines)
 
 
@@ -301,26 +426,49 @@ def main(argv: list[str] | None = None) -> dict:
         help="views per ply count for the independent/exact references",
     )
     parser.add_argument("--chain-steps", type=int, default=60_000)
+    parser.add_argument(
+        "--games-from",
+        nargs="+",
+        metavar="PATH",
+        help="score views of the games in these arena games.jsonl files or run folders instead "
+        "of random play (each game under its own rules; --games and --rules are then unused, "
+        "--seed still seeds the bootstraps)",
+    )
+    parser.add_argument("--model-temperatures", type=float, nargs="+", metavar="T")
+    parser.add_argument("--model-betas", type=float, nargs="+", metavar="BETA")
+    parser.add_argument("--model-weights", nargs="+", metavar="NAME")
     parser.add_argument("--out", default=str(ROOT / "runs" / "beliefs"))
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     if args.games < 1 or any(p < 0 for p in args.plies):
         parser.error("--games must be positive and --plies nonnegative")
+    grid_given = [args.model_temperatures, args.model_betas, args.model_weights]
+    if any(t <= 0 for t in args.model_temperatures or []) or any(
+        b < 0 for b in args.model_betas or []
+    ):
+        parser.error("--model-temperatures must be > 0 and --model-betas >= 0")
     plies = sorted(set(args.plies))
     progress = not args.no_progress
 
     from tqdm import tqdm
 
     started = time.perf_counter()
-    games = record_games(args.games, args.seed, args.rules, max(plies), progress)
+    if args.games_from:
+        try:
+            games = recorded_games(args.games_from)
+        except (OSError, ValueError) as exc:
+            parser.error(str(exc))
+    else:
+        games = record_games(args.games, args.seed, args.rules, max(plies), progress)
     scores = {ply: {name: Scores() for name in BELIEFS} for ply in plies}
     going = {ply: 0 for ply in plies}
     timing_views: dict[int, list] = {ply: [] for ply in plies}
     reference_views: dict[int, list] = {ply: [] for ply in plies}
-    for number, (layouts, actions) in enumerate(
+    grid_views: list = []
+    for number, (start, actions) in enumerate(
         tqdm(games, desc="scoring views", disable=not progress)
     ):
-        for ply, state in running_states(layouts, actions, args.rules, plies).items():
+        for ply, state in running_states(start, actions, plies).items():
             going[ply] += 1
             for player in (0, 1):
                 view = state.view(player)
@@ -328,14 +476,19 @@ def main(argv: list[str] | None = None) -> dict:
                     timing_views[ply].append(view)
                 if len(reference_views[ply]) < args.ceiling_views:
                     reference_views[ply].append((view, state))
+                if any(value is not None for value in grid_given):
+                    grid_views.append((ply, view, state))
                 for name, cls in BELIEFS.items():
                     scores[ply][name].add(number, cls.from_view(view), state, player)
 
     bootstrap = np.random.default_rng(args.seed)
+    # A stream of its own, so the count-vs-paper intervals stay those of earlier runs.
+    model_bootstrap = np.random.default_rng([args.seed, 1])
     results = {
         "command": "python scripts/eval_beliefs.py "
         + " ".join(sys.argv[1:] if argv is None else argv),
-        "games": args.games,
+        "games": len(games) if args.games_from else args.games,
+        "games_from": args.games_from,
         "seed": args.seed,
         "rules": args.rules,
         "plies": plies,
@@ -355,6 +508,10 @@ def main(argv: list[str] | None = None) -> dict:
                 scores[ply]["count"], scores[ply]["paper"], bootstrap
             ),
         }
+        if "model" in scores[ply]:
+            block["model_vs_count"] = relative_reduction(
+                scores[ply]["model"], scores[ply]["count"], model_bootstrap
+            )
         if reference_views[ply]:
             block["references"] = reference_losses(
                 tqdm(reference_views[ply], desc=f"references at ply {ply}", disable=not progress),
@@ -365,13 +522,26 @@ def main(argv: list[str] | None = None) -> dict:
             timing_views[ply], random.Random(args.seed), args.timing_samples
         )
         results["by_ply"][str(ply)] = block
+    if grid_views:
+        results["model_grid"] = model_grid(
+            grid_views,
+            args.model_temperatures or [ModelBelief.temperature],
+            args.model_betas or [ModelBelief.beta],
+            args.model_weights or [ModelBelief.weights],
+            progress,
+        )
     results["seconds"] = time.perf_counter() - started
 
     table = markdown(results, plies)
     print(table)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"eval_{args.rules}_g{args.games}_s{args.seed}.json"
+    if args.games_from:
+        source = Path(args.games_from[0])
+        label = (source if source.is_dir() else source.parent).name
+        path = out / f"eval_games_{label}.json"
+    else:
+        path = out / f"eval_{args.rules}_g{args.games}_s{args.seed}.json"
     path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"\nwrote {path} ({results['seconds']:.0f} s)")
     return results

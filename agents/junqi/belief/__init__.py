@@ -32,19 +32,41 @@ Trackers
   to the (token, type) pairs that some complete assignment with exactly ``ARMY_COUNTS`` allows,
   and is fitted by iterative proportional fitting: rows to 1, columns to ``ARMY_COUNTS``.
 - ``UniformBelief``: uniform over each token's evidence mask (baseline).
+- ``ModelBelief`` (``opponent_model``): the count tracker reweighted by the opponent's *moves*,
+  not only by what the rules allow. The opponent is modelled as picking each move with
+  probability proportional to ``exp(score / T)``, the score being the move evaluation
+  (``agents.junqi.evaluation``, ``flag_defence`` left out) from its side with its own deductions
+  about our pieces. A move's score depends on the type of the piece that moves, so the likelihood
+  of the opponent's plies factorises over its tokens (mean-field: every other token at its
+  count-tracker marginals): at each past opponent ply, the played move's score if the mover were
+  of each type, against the sum over every token's moves were it of each type. The count
+  tracker's start times ``exp(beta x log-likelihood)`` is fitted to the army counts as before.
+  ``T``, ``beta`` and the evaluation weights were fitted on arena games of the shipped agents;
+  the per-ply scores are cached per game, so rebuilding the belief every move scores only the
+  new plies.
 
-All three share one sampler (``TokenSampler``): a type for every token, exactly ``ARMY_COUNTS`` of
-each, each inside its mask, each living token's type drawn with the tracker's probabilities.
+All of them share one sampler (``TokenSampler``): a type for every token, exactly ``ARMY_COUNTS``
+of each, each inside its mask, each living token's type drawn with the tracker's probabilities.
 
 Custom positions (``JunqiState.from_pieces``) have no deployment to replay. There the tokens are
 the opponent's living pieces, their masks the core's own deductions (``view.possible``), the army
-counts are upper bounds and the priors are uniform over the mask.
+counts are upper bounds and the priors are uniform over the mask; ``ModelBelief`` is then the
+count tracker (no history to read moves from).
 
 Modules: ``priors`` (the layout priors), ``evidence`` (the replay of the public history),
-``sampling`` (type assignments and the sampler), ``trackers`` (the trackers, ``make_belief``).
+``sampling`` (type assignments and the sampler), ``trackers`` (the trackers, ``make_belief``),
+``opponent_model`` (``ModelBelief``, registered in ``BELIEFS`` here, as it imports the trackers).
 """
 
 from agents.junqi.belief.evidence import NO_TOKEN, Evidence, gather_evidence
+from agents.junqi.belief.opponent_model import (
+    ModelBelief,
+    OpponentPly,
+    cached_games,
+    clear_cache,
+    move_log_likelihoods,
+    opponent_plies,
+)
 from agents.junqi.belief.priors import (
     LAYOUT_MARGINALS,
     PAPER_HEADQUARTERS_SMOOTHING,
@@ -68,10 +90,15 @@ from agents.junqi.belief.trackers import (
     normalise_rows,
 )
 
+# Registered here rather than in trackers.py: the model imports the trackers.
+BELIEFS[ModelBelief.name] = ModelBelief
+
 __all__ = [
     "BELIEFS", "DEFAULT_BELIEF", "IPF_MAX_ITERATIONS", "IPF_TOLERANCE", "LAYOUT_MARGINALS",
     "NO_TOKEN", "PAPER_HEADQUARTERS_SMOOTHING", "PAPER_HEADQUARTERS_TABLE", "PAPER_PRIORS",
-    "BeliefTracker", "CountBelief", "Evidence", "PaperBelief", "TokenSampler", "UniformBelief",
-    "complete_assignment", "feasible_masks", "fit_counts", "gather_evidence", "make_belief",
-    "normalise_rows", "paper_prior", "uniform_layout_marginals",
+    "BeliefTracker", "CountBelief", "Evidence", "ModelBelief", "OpponentPly", "PaperBelief",
+    "TokenSampler", "UniformBelief", "cached_games", "clear_cache", "complete_assignment",
+    "feasible_masks", "fit_counts",
+    "gather_evidence", "make_belief", "move_log_likelihoods", "normalise_rows", "opponent_plies",
+    "paper_prior", "uniform_layout_marginals",
 ]

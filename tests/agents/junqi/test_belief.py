@@ -395,13 +395,14 @@ def test_beliefs_do_not_change_under_consistent_permutations_of_hidden_pieces():
 
 # ---------------------------------------------------------------------- api and errors
 def test_registry_and_errors():
-    assert set(BELIEFS) == {"paper", "count", "uniform"} and DEFAULT_BELIEF in BELIEFS
+    assert set(BELIEFS) == {"paper", "count", "uniform", "model"} and DEFAULT_BELIEF in BELIEFS
     view = JunqiState.random_initial(0).view(1)
     for name, cls in BELIEFS.items():
         belief = make_belief(name, view)
         assert isinstance(belief, cls) and belief.name == name
         assert belief.matrix().shape == (60, 12) and belief.probs(0).shape == (12,)
-    with pytest.raises(ValueError, match="unknown belief 'oracle'; known: count, paper, uniform"):
+    with pytest.raises(ValueError,
+                       match="unknown belief 'oracle'; known: count, model, paper, uniform"):
         make_belief("oracle", view)
     with pytest.raises(ValueError, match="play phase"):
         make_belief("count", JunqiState.new_deployment().view(0))

@@ -1,0 +1,79 @@
+"""``scripts/eval_beliefs.py``: the trackers scored on random play and on recorded arena games;
+the log-losses it reports are those of the trackers on the true hidden types."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from agents.junqi.belief import BELIEFS
+from scripts import arena as arena_cli
+from scripts import eval_beliefs
+
+
+def _check_block(block: dict) -> None:
+    assert set(block["trackers"]) == set(BELIEFS)
+    for summary in block["trackers"].values():
+        assert math.isfinite(summary["log_loss"]) and summary["log_loss"] > 0.0
+    reduction = block["model_vs_count"]
+    low, high = reduction["ci95"]
+    assert low <= reduction["reduction"] <= high
+    count, model = block["trackers"]["count"]["log_loss"], block["trackers"]["model"]["log_loss"]
+    assert reduction["reduction"] == pytest.approx(1.0 - model / count)
+
+
+def test_random_play_mode_scores_every_tracker(tmp_path):
+    results = eval_beliefs.main(["--games", "3", "--plies", "10", "--timing-views", "1",
+                                 "--timing-samples", "2", "--out", str(tmp_path),
+                                 "--no-progress"])
+    block = results["by_ply"]["10"]
+    assert block["games"] == 3 and block["views"] == 6
+    _check_block(block)
+    written = json.loads((tmp_path / "eval_ccgc_g3_s0.json").read_text())
+    assert written["by_ply"]["10"]["trackers"] == json.loads(json.dumps(block["trackers"]))
+
+
+def test_recorded_games_are_replayed_and_scored_on_their_true_types(tmp_path):
+    run = tmp_path / "games"
+    assert arena_cli.main(["--game", "junqi", "--agents", "greedy", "random", "--games", "2",
+                           "--workers", "1", "--seed", "3", "--out", str(run),
+                           "--no-render"]) == 0
+    records = [json.loads(line) for line in (run / "games.jsonl").read_text().splitlines()]
+    long_enough = sum(1 for record in records if len(record["actions"]) > 6)
+    results = eval_beliefs.main(["--games-from", str(run), "--plies", "6", "--timing-views",
+                                 "1", "--timing-samples", "2", "--out", str(tmp_path / "out"),
+                                 "--no-progress"])
+    assert results["games"] == len(records) == 2
+    block = results["by_ply"]["6"]
+    assert block["games"] == long_enough and block["views"] == 2 * long_enough
+    _check_block(block)
+    assert (tmp_path / "out" / "eval_games_games.json").is_file()
+
+
+def test_the_reported_log_loss_is_that_of_the_true_types():
+    # Scores.add reads the true type of every living opponent piece from the state.
+    from tbw_envs.junqi import JunqiState
+
+    state = JunqiState.random_initial(5)
+    rand = np.random.default_rng(0)
+    for _ in range(12):
+        legal = state.legal_actions()
+        state.apply(legal[int(rand.integers(len(legal)))])
+    scores = eval_beliefs.Scores()
+    belief = BELIEFS["count"].from_view(state.view(0))
+    scores.add(0, belief, state, 0)
+    matrix = belief.matrix()
+    expected = [-math.log(max(matrix[post][state.kind[post]], eval_beliefs.CLIP))
+                for post in range(60) if state.owner[post] == 1]
+    assert scores.log_loss() == pytest.approx(float(np.mean(expected)))
+
+
+def test_bad_arguments_are_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        eval_beliefs.main(["--games-from", str(tmp_path / "missing"), "--no-progress"])
+    assert "missing" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        eval_beliefs.main(["--model-temperatures", "0", "--no-progress"])
