@@ -117,6 +117,35 @@ class TopRankedPolicy(TreePolicy):
         return root.candidates[0][0]
 
 
+class SoftmaxReply:
+    """The opponent as a model of its move choice: among the candidates legal in the
+    determinization it plays move m with probability proportional to ``exp(score(m) / T)``,
+    ``score`` its evaluation with its public deductions (the model ``belief=model`` reads the
+    opponent's past moves with)."""
+
+    def __init__(self, evaluation: JunqiEvaluation, temperature: float, rng: random.Random):
+        self.evaluation = evaluation
+        self.temperature = temperature
+        self.rng = rng
+
+    def choose(self, state, candidates: list[Candidate], credit) -> tuple[int, float]:
+        """A drawn candidate and its leaf credit (``credit(score, features)`` under the
+        search's own evaluation, as every move on a path is credited)."""
+        context = self.evaluation.state_context(state)
+        scored = []
+        for action, _, _ in candidates:
+            features = context.features(action)
+            scored.append((action, context.weighted(features), features))
+        top = max(score for _, score, _ in scored)
+        weights = [math.exp((score - top) / self.temperature) for _, score, _ in scored]
+        pick = self.rng.random() * sum(weights)
+        for (action, score, features), weight in zip(scored, weights, strict=True):
+            pick -= weight
+            if pick <= 0.0:
+                break
+        return action, credit(score, features)
+
+
 class InformationSetPolicy(TreePolicy):
     """Single-observer ISMCTS: a node is reached by a move *and* the referee's public result of
     it; children are widened progressively in evaluation order (``widen_base`` + sqrt(visits)
@@ -126,18 +155,21 @@ class InformationSetPolicy(TreePolicy):
 
     With ``models_opponent`` the opponent's nodes play the candidate its own evaluation (with
     its public deductions) scores highest in the determinization, instead of choosing by UCB
-    on our leaf values."""
+    on our leaf values; with a ``reply_model`` too (a ``SoftmaxReply``), they draw their move
+    from that model instead."""
 
     counts_reached = False
 
     def __init__(self, evaluation: JunqiEvaluation, leaf: GuidedLeaf, cof: float,
-                 widen_base: int, prior_visits: float, models_opponent: bool):
+                 widen_base: int, prior_visits: float, models_opponent: bool,
+                 reply_model: SoftmaxReply | None = None):
         self.evaluation = evaluation
         self.leaf = leaf
         self.cof = cof
         self.widen_base = widen_base
         self.prior_visits = prior_visits
-        self.models_opponent = models_opponent
+        self.models_opponent = models_opponent or reply_model is not None
+        self.reply_model = reply_model
 
     def new_root(self, view, actions: list[int], belief) -> Node:
         root = Node(view.player)
@@ -165,6 +197,8 @@ class InformationSetPolicy(TreePolicy):
             else:
                 edge.available += 1
         if self.models_opponent and sign < 0.0:
+            if self.reply_model is not None:
+                return self.reply_model.choose(state, available, self.leaf.credit)
             return self.modelled_reply(state, available)
         fresh = next((c for c in available if edges[c[0]].visits == 0), None)
         if fresh is not None:
