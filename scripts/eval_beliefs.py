@@ -2,6 +2,7 @@
 
     python scripts/eval_beliefs.py [--games 500] [--seed 0] [--plies 20 50 100] [--rules ccgc]
     python scripts/eval_beliefs.py --games-from runs/arena-junqi-.../ [--plies 50 100]
+    python scripts/eval_beliefs.py --fit-model --games-from runs/beliefs/games-fit
 
 Records ``--games`` games of uniform random play from uniformly random layouts (or, with
 ``--games-from``, reads the games the arena recorded in those ``games.jsonl`` files or run
@@ -28,6 +29,11 @@ bootstrap over games (the trackers are scored on the same views, so games are re
 at every combination (its T, beta and the evaluation weights of the opponent model) on the same
 views, and print the grid with the combination of lowest log-loss (pooled over the ply counts);
 this is how the tracker's constants are fitted, on games disjoint from the ones it is judged on.
+
+``--fit-model``: instead of scoring, fit the ``model`` tracker's feature weights by maximum
+likelihood on the moves of both players of the ``--games-from`` games
+(``agents.junqi.belief.model_fit``), print them (with their standard errors) and write them as
+JSON; deterministic (Newton's method from zero weights).
 
 Two references put the gap between the trackers in context, on the first ``--ceiling-views``
 views of each ply count (default 0: skipped):
@@ -67,7 +73,12 @@ from agents.junqi.belief import (  # noqa: E402
     complete_assignment,
     normalise_rows,
 )
-from agents.junqi.belief.opponent_model import clear_cache  # noqa: E402
+from agents.junqi.belief.model_fit import choice_data, fit_weights  # noqa: E402
+from agents.junqi.belief.opponent_model import (  # noqa: E402
+    FEATURE_CONFIG,
+    MODEL_FEATURES,
+    clear_cache,
+)
 from tbw_envs.junqi import HEADQUARTERS, JunqiState, random_layout  # noqa: E402
 from tbw_envs.junqi.pieces import ARMY_COUNTS, FLAG, MARSHAL  # noqa: E402
 
@@ -282,6 +293,36 @@ def model_grid(views_and_states, temperatures, betas, weights, progress: bool) -
     return {"rows": rows, "best": best, "views": len(views_and_states)}
 
 
+def fit_model(games) -> dict:
+    """``--fit-model``: the maximum-likelihood weights of the ``model`` tracker's features
+    (``MODEL_FEATURES`` under ``FEATURE_CONFIG``) on every move of ``games``."""
+    data = choice_data(games, FEATURE_CONFIG, MODEL_FEATURES)
+    _, summary = fit_weights(data)
+    return summary | {"games": len(games), "feature_config": FEATURE_CONFIG}
+
+
+def fit_markdown(fit: dict) -> str:
+    lines = ["| feature | weight | standard error |", "|---|---:|---:|"]
+    for name, weight in fit["weights"].items():
+        lines.append(f"| {name} | {weight:.6g} | {fit['standard_errors'][name]:.2g} |")
+    lines.append("")
+    lines.append(
+        f"{fit['games']} games, {fit['choices']} choices ({fit['moves']} legal moves), "
+        f"{fit['newton_steps']} Newton steps: mean -log P(played move) {fit['mean_nll']:.4f} "
+        f"(uniform choice {fit['mean_nll_uniform']:.4f})"
+    )
+    lines.append("")
+    lines.append("FITTED_WEIGHTS = {")
+    lines.extend(f'    "{name}": {weight!r},' for name, weight in fit["weights"].items())
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _label(paths: list[str]) -> str:
+    source = Path(paths[0])
+    return (source if source.is_dir() else source.parent).name
+
+
 def time_trackers(views: list, rand: random.Random, samples: int) -> dict:
     timings = {}
     for name, cls in BELIEFS.items():
@@ -437,6 +478,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--model-temperatures", type=float, nargs="+", metavar="T")
     parser.add_argument("--model-betas", type=float, nargs="+", metavar="BETA")
     parser.add_argument("--model-weights", nargs="+", metavar="NAME")
+    parser.add_argument(
+        "--fit-model",
+        action="store_true",
+        help="fit the model tracker's feature weights by maximum likelihood on the moves of the "
+        "--games-from games and write them, instead of scoring the trackers",
+    )
     parser.add_argument("--out", default=str(ROOT / "runs" / "beliefs"))
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
@@ -453,11 +500,25 @@ def main(argv: list[str] | None = None) -> dict:
     from tqdm import tqdm
 
     started = time.perf_counter()
+    if args.fit_model and not args.games_from:
+        parser.error("--fit-model needs --games-from")
     if args.games_from:
         try:
             games = recorded_games(args.games_from)
         except (OSError, ValueError) as exc:
             parser.error(str(exc))
+        if args.fit_model:
+            fit = fit_model(games)
+            fit["command"] = "python scripts/eval_beliefs.py " + " ".join(
+                sys.argv[1:] if argv is None else argv
+            )
+            print(fit_markdown(fit))
+            out = Path(args.out)
+            out.mkdir(parents=True, exist_ok=True)
+            path = out / f"fit_model_{_label(args.games_from)}.json"
+            path.write_text(json.dumps(fit, indent=2) + "\n", encoding="utf-8")
+            print(f"\nwrote {path} ({time.perf_counter() - started:.0f} s)")
+            return fit
     else:
         games = record_games(args.games, args.seed, args.rules, max(plies), progress)
     scores = {ply: {name: Scores() for name in BELIEFS} for ply in plies}
@@ -537,9 +598,7 @@ def main(argv: list[str] | None = None) -> dict:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.games_from:
-        source = Path(args.games_from[0])
-        label = (source if source.is_dir() else source.parent).name
-        path = out / f"eval_games_{label}.json"
+        path = out / f"eval_games_{_label(args.games_from)}.json"
     else:
         path = out / f"eval_{args.rules}_g{args.games}_s{args.seed}.json"
     path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from agents.junqi.belief import BELIEFS
+from agents.junqi.belief.opponent_model import MODEL_FEATURES
 from scripts import arena as arena_cli
 from scripts import eval_beliefs
 
@@ -51,6 +52,14 @@ def test_recorded_games_are_replayed_and_scored_on_their_true_types(tmp_path):
     assert block["games"] == long_enough and block["views"] == 2 * long_enough
     _check_block(block)
     assert (tmp_path / "out" / "eval_games_games.json").is_file()
+    # --fit-model fits the model tracker's weights on the same games (both players' moves).
+    fit = eval_beliefs.main(["--fit-model", "--games-from", str(run), "--out",
+                             str(tmp_path / "out"), "--no-progress"])
+    assert fit["features"] == list(MODEL_FEATURES) and fit["games"] == 2
+    moves = sum(len(record["actions"]) for record in records)
+    assert 0 < fit["choices"] <= moves and fit["mean_nll"] < fit["mean_nll_uniform"]
+    written = json.loads((tmp_path / "out" / "fit_model_games.json").read_text())
+    assert written["weights"] == fit["weights"]
 
 
 def test_the_reported_log_loss_is_that_of_the_true_types():
@@ -77,3 +86,6 @@ def test_bad_arguments_are_refused(tmp_path, capsys):
     assert "missing" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         eval_beliefs.main(["--model-temperatures", "0", "--no-progress"])
+    with pytest.raises(SystemExit):
+        eval_beliefs.main(["--fit-model", "--no-progress"])
+    assert "--fit-model needs --games-from" in capsys.readouterr().err

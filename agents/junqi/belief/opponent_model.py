@@ -2,11 +2,14 @@
 moves are under a model of its move choice.
 
 Opponent model. At each of the opponent's plies it picks move m with probability
-``exp(score(m) / T) / sum over its legal moves``, where ``score`` is the project's move evaluation
-(``agents.junqi.evaluation``, ``MODEL_WEIGHTS``) from the opponent's side, judged with its own
-deductions about our pieces. The score of a move depends on the type of the piece that moves and
-on public facts (the board, our pieces, the opponent's deductions, the ply counts), so the
-likelihood of a history factorises over the opponent's tokens in the mean-field sense:
+``exp(score(m) / T) / sum over its legal moves``, where ``score(m) = w . f(m)``: ``f`` the
+features of the project's move evaluation (``agents.junqi.evaluation``, with the piece values of
+``FEATURE_CONFIG``) from the opponent's side, judged with its own deductions about our pieces,
+and ``w`` the weights ``FITTED_WEIGHTS`` fitted to recorded games by maximum likelihood
+(``model_fit``; ``ModelBelief(weights=NAME)`` scores with the weights of the evaluation config
+``NAME`` instead). The score of a move depends on the type of the piece that moves and on public
+facts (the board, our pieces, the opponent's deductions, the ply counts), so the likelihood of a
+history factorises over the opponent's tokens in the mean-field sense:
 
 - for every opponent ply t, every token j living then and every type tau its evidence allowed
   then (mobile types only: a mine or the flag has no move, nor has a piece locked in a
@@ -29,10 +32,10 @@ replay uses the union over the types the evidence allowed that piece at that ply
 what the opponent really learned), so everything at ply t is a function of the history up to t.
 
 Left out. The ``flag_defence`` feature (Algorithm 2 around the opponent's flag) depends on where
-its flag is and which of its pieces defends it, a joint property of its whole army; its weight is
-set to 0 in the model, and the scoring position shows the opponent's pieces all as the probed
-type (no flag), so no alarm is raised either. The model's score of a move is that of the
-evaluation with the five other features.
+its flag is and which of its pieces defends it, a joint property of its whole army; it is left
+out of the model (weight 0, and out of the fit), and the scoring position shows the opponent's
+pieces all as the probed type (no flag), so no alarm is raised either. The model's score of a
+move is a weighted sum of the five other features (``MODEL_FEATURES``).
 
 Cost. The per-ply scores depend on the history only (not on ``q``, ``T`` or ``BETA``), so they are
 cached per game (the last ``CACHE_GAMES`` games, keyed by the rules, the player, its deployment
@@ -70,20 +73,40 @@ from tbw_envs.junqi.pieces import (
 )
 from tbw_envs.junqi.state import deployment_masks, move_tables
 
-# Fitted on the training games (arena games of the shipped agents greedy:weights=tuned,
-# ppo:pretrained, ucbmcts:iterations=50,weights=tuned, ismcts:iterations=50 and greedy, seed 11,
-# 10 games per pairing; disjoint from the evaluation games of seed 12) by
+# The opponent model's weights: fitted by maximum likelihood (``model_fit``: a conditional logit
+# over the mover's legal moves, P(m) proportional to exp(w . f(m)), f the features of
+# ``MODEL_FEATURES`` from the mover's side on the true state) on the moves of both players of the
+# training games (arena games of the shipped agents greedy:weights=tuned, ppo:pretrained,
+# ucbmcts:iterations=50,weights=tuned, ismcts:iterations=50 and greedy, seed 11, 10 games per
+# pairing; disjoint from the evaluation games of seeds 12 and 13) by
+#   python scripts/eval_beliefs.py --fit-model --games-from runs/beliefs/games-fit
+# (7981 choices; mean -log P(played move) 2.353, against 3.454 for a uniform choice and 2.473 for
+# the tuned evaluation at T = 15).
+FITTED = "fitted"  # the name of this model for ``ModelBelief(weights=...)``
+FEATURE_CONFIG = "tuned"  # the evaluation config whose piece values and parameters f uses
+MODEL_FEATURES = tuple(name for name in FEATURE_NAMES if name != "flag_defence")
+FITTED_WEIGHTS = {
+    "attack_gain": 0.15068502515109794,
+    "exposure": -0.09385312476764836,
+    "protection": 0.09689015132541587,
+    "progress": 0.8469541361575474,
+    "no_collision": 24.081404587454898,
+}
+# Then T (the scores w . f are divided by it) and beta by the grid on the same games:
 #   python scripts/eval_beliefs.py --games-from runs/beliefs/games-fit --plies 50 100
-#       --model-weights default tuned --model-temperatures 5 10 15 20 30 40 60
-#       --model-betas 0.5 0.75 1 1.25 1.5 2
-# the grid point of lowest log-loss pooled over the 200 views at plies 50 and 100: tuned weights,
-# T = 15, beta = 1.25 (log-loss 1.439; the best with the default weights, T = 15 and beta = 1.25,
-# scored 1.455; the count tracker 1.632). Neighbours within 0.003: T = 20 with beta 1.25 or 1.5.
-TEMPERATURE = 15.0
+#       --model-weights fitted --model-temperatures 1 1.5 1.75 2 2.5 3 4
+#       --model-betas 0.5 0.75 1 1.25 1.5 1.75 2
+# lowest log-loss pooled over the 200 views at plies 50 and 100: T = 1.75, beta = 1.25 (1.4381;
+# T = 2 with beta 1.25 scored 1.4387; T = 1, the fitted weights as they are, did best with
+# beta = 0.75 at 1.4569: they are too sharp for the mean-field likelihood; the tuned evaluation at
+# T = 15 and beta = 1.25 scored 1.4393, the count tracker 1.632).
+FITTED_TEMPERATURE = 1.75
 BETA = 1.25
-# The move evaluation the opponent is modelled with (a name of configs/agents/junqi_eval_*.yaml):
-# the tuned weights fitted better than the default ones (above).
+# The hand-set model the fit replaced (the tuned evaluation at T = 15, picked by the same grid
+# over the evaluation's weights and T); the searches' opponent="model" (agents.junqi.mcts) still
+# draws the opponent's replies from it.
 MODEL_WEIGHTS = "tuned"
+TEMPERATURE = 15.0
 # Rounds of the mean-field update: the others' marginals q start at the count tracker's and
 # each further round takes them from the previous round's result (2 or 3 rounds changed the
 # training games' log-loss by under 0.3%, so one round).
@@ -115,9 +138,16 @@ class OpponentPly:
 
 
 @lru_cache(maxsize=4)
-def _model(weights: str) -> tuple[JunqiEvaluation, tuple[float, ...]]:
-    evaluation = JunqiEvaluation(weights)
-    vector = list(evaluation.config.weights)
+def model_scoring(weights: str) -> tuple[JunqiEvaluation, tuple[float, ...]]:
+    """The evaluation whose features the model reads and the weights it scores them with
+    (``FEATURE_NAMES`` order, flag_defence 0): for ``FITTED``, the features of ``FEATURE_CONFIG``
+    with ``FITTED_WEIGHTS``; otherwise the config of that name with its own weights."""
+    if weights == FITTED:
+        evaluation = JunqiEvaluation(FEATURE_CONFIG)
+        vector = [FITTED_WEIGHTS[name] if name in MODEL_FEATURES else 0.0 for name in FEATURE_NAMES]
+    else:
+        evaluation = JunqiEvaluation(weights)
+        vector = list(evaluation.config.weights)
     vector[FEATURE_NAMES.index("flag_defence")] = 0.0
     return evaluation, tuple(vector)
 
@@ -203,7 +233,7 @@ class _GameReplay:
     # -------------------------------------------------------------- scoring
     def _score_ply(self, index: int, record) -> OpponentPly:
         opponent = 1 - self.player
-        evaluation, weights = _model(self.weights)
+        evaluation, weights = model_scoring(self.weights)
         moves, _ = move_tables(self.rules)
         owner = self.owner
         living = [(post, token) for post, token in enumerate(self.token_at) if token != _NO_TOKEN]
@@ -320,7 +350,7 @@ _REPLAYS: OrderedDict[int, _GameReplay] = OrderedDict()
 _next_key = iter(range(1 << 62))
 
 
-def opponent_plies(view, weights: str = MODEL_WEIGHTS) -> list[OpponentPly]:
+def opponent_plies(view, weights: str = FITTED) -> list[OpponentPly]:
     """The opponent's plies of ``view.history`` scored by the model (``OpponentPly``), from the
     cache when a replay of the same game already covers them. ``view`` must hold a full
     deployment (``len(view.placed) == 25``) and a history that replays from it (as checked by
@@ -385,12 +415,12 @@ def move_log_likelihoods(plies, q: np.ndarray, temperature: float) -> np.ndarray
 
 class ModelBelief(BeliefTracker):
     """The count tracker reweighted by an opponent model: the (mean-field) likelihood of the
-    opponent's moves under a softmax of the move evaluation (the module docstring)."""
+    opponent's moves under a softmax of the move features' fitted scores (the module docstring)."""
 
     name = "model"
-    temperature = TEMPERATURE
+    temperature = FITTED_TEMPERATURE
     beta = BETA
-    weights = MODEL_WEIGHTS
+    weights = FITTED
     iterations = ITERATIONS
 
     def __init__(

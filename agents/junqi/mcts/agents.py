@@ -6,10 +6,9 @@ from __future__ import annotations
 from agents.common.params import MAX_COUNT, Choice, Float, Int, check_params
 from agents.junqi.base import BASE_PARAMS, BELIEF, WEIGHTS, JunqiAgentBase
 from agents.junqi.belief import DEFAULT_BELIEF, make_belief
+from agents.junqi.belief.opponent_model import FITTED, model_scoring
 from agents.junqi.evaluation import JunqiEvaluation
 from agents.junqi.mcts.leaf import GUIDED_LEAVES, RandomRollout
-from agents.junqi.belief.opponent_model import MODEL_WEIGHTS
-from agents.junqi.belief.opponent_model import TEMPERATURE as MODEL_TEMPERATURE
 from agents.junqi.mcts.policies import (
     InformationSetPolicy,
     SoftmaxReply,
@@ -120,8 +119,9 @@ class ISMCTSAgent(DeterminizedSearchAgent):
     default, ``"search"``, lets it choose by UCB on our leaf values; since every determinization
     holds our true pieces, that opponent plays as if it could see them (it never attacks our
     marshal with a lieutenant, never runs into our mines), which no real opponent can.
-    ``opponent="model"`` draws its move from the model ``belief=model`` reads its past moves
-    with (a softmax of the tuned evaluation with its public deductions, ``SoftmaxReply``).
+    ``opponent="model"`` draws its move from the move model ``belief=model`` reads its past
+    moves with (a softmax of the evaluation's features with its public deductions, weighted by
+    maximum likelihood on games of the shipped agents, ``SoftmaxReply``).
     """
 
     name = "ismcts"
@@ -150,8 +150,10 @@ class ISMCTSAgent(DeterminizedSearchAgent):
                                                   horizon=self.horizon, even=True)
         reply_model = None
         if opponent == "model":
-            reply_model = SoftmaxReply(JunqiEvaluation(MODEL_WEIGHTS), MODEL_TEMPERATURE,
-                                       self._rng)
+            # The maximum-likelihood move model itself (T = 1): ModelBelief tempers it only
+            # because its mean-field likelihood would be overconfident.
+            model_evaluation, model_weights = model_scoring(FITTED)
+            reply_model = SoftmaxReply(model_evaluation, 1.0, self._rng, model_weights)
         self.tree_policy = InformationSetPolicy(
             self.evaluation, self.leaf_evaluator, self.cof, self.widen_base, self.prior_visits,
             models_opponent=opponent == "evaluation", reply_model=reply_model,

@@ -120,29 +120,37 @@ class TopRankedPolicy(TreePolicy):
 class SoftmaxReply:
     """The opponent as a model of its move choice: among the candidates legal in the
     determinization it plays move m with probability proportional to ``exp(score(m) / T)``,
-    ``score`` its evaluation with its public deductions (the model ``belief=model`` reads the
-    opponent's past moves with)."""
+    ``score`` the evaluation's features of m with its public deductions, weighted by
+    ``weights`` (default: the evaluation's own)."""
 
-    def __init__(self, evaluation: JunqiEvaluation, temperature: float, rng: random.Random):
+    def __init__(self, evaluation: JunqiEvaluation, temperature: float, rng: random.Random,
+                 weights: tuple[float, ...] | None = None):
         self.evaluation = evaluation
         self.temperature = temperature
         self.rng = rng
+        self.weights = weights
 
     def choose(self, state, candidates: list[Candidate], credit) -> tuple[int, float]:
         """A drawn candidate and its leaf credit (``credit(score, features)`` under the
         search's own evaluation, as every move on a path is credited)."""
         context = self.evaluation.state_context(state)
+        weights = self.weights
         scored = []
         for action, _, _ in candidates:
             features = context.features(action)
-            scored.append((action, context.weighted(features), features))
+            score = (context.weighted(features) if weights is None
+                     else sum(w * f for w, f in zip(weights, features, strict=True)))
+            scored.append((action, score, features))
         top = max(score for _, score, _ in scored)
         weights = [math.exp((score - top) / self.temperature) for _, score, _ in scored]
         pick = self.rng.random() * sum(weights)
-        for (action, score, features), weight in zip(scored, weights, strict=True):
+        chosen = len(scored) - 1  # float rounding can leave pick a hair above 0 at the end
+        for index, weight in enumerate(weights):
             pick -= weight
             if pick <= 0.0:
+                chosen = index
                 break
+        action, score, features = scored[chosen]
         return action, credit(score, features)
 
 

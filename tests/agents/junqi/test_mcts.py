@@ -21,6 +21,7 @@ from agents.junqi import (
     UCBMCTSAgent,
 )
 from agents.junqi.belief import make_belief
+from agents.junqi.belief.opponent_model import FITTED, model_scoring
 from agents.junqi.evaluation import JunqiEvaluation
 from agents.junqi.mcts import (
     EvaluationLeaf,
@@ -276,12 +277,17 @@ def test_softmax_reply_draws_each_candidate_with_its_softmax_probability():
     best = {a for a, _, _ in candidates if context.score(a) == top}
     cold = SoftmaxReply(evaluation, 1e-9, random.Random(0))
     assert {cold.choose(state, candidates, lambda s, f: 0.0)[0] for _ in range(20)} <= best
+    # Its own weights replace the evaluation's: zero weights draw uniformly.
+    flat = SoftmaxReply(evaluation, 1.0, _FixedDraws([0.999999]), weights=(0.0,) * 6)
+    assert flat.choose(state, candidates, lambda s, f: s)[0] == candidates[-1][0]
 
 
 def test_ismcts_opponent_model_reply_draws_from_the_fitted_model():
     agent = ISMCTSAgent(iterations=30, opponent="model", belief="model", seed=0)
     reply = agent.tree_policy.reply_model
-    assert reply.temperature == 15.0 and reply.evaluation.config.name == "tuned"
+    evaluation, weights = model_scoring(FITTED)
+    assert reply.temperature == 1.0 and reply.weights == weights
+    assert reply.evaluation.config == evaluation.config
     for state in midgame_states(3, seed=9):
         view = state.view(state.current_player)
         assert agent.act(view) in view.legal_actions()
