@@ -23,7 +23,6 @@ from agents.junqi.belief.sampling import (
 from agents.junqi.evaluation import (
     JunqiEvaluation,
     MoveContext,
-    ReferenceMoveContext,
     _combat_for,
     _combat_tables,
     _mask_tables,
@@ -31,6 +30,7 @@ from agents.junqi.evaluation import (
 )
 from tbw_envs.junqi import JunqiState
 from tbw_envs.junqi.pieces import ARMY_COUNTS, FLAG
+from tests.helpers.junqi_fast_reference import ReferenceMoveContext
 
 TRACKERS = ("paper", "count", "uniform")
 
