@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents.arena.stats import ELO_ANCHOR, wilson_interval
+from agents.arena.stats import ELO_ANCHOR, WinDrawLoss
 from agents.common.spec_syntax import split_spec
 from tbw_envs.games import game_names, get_game
 
@@ -63,27 +63,12 @@ class BudgetPoint:
 
 
 @dataclass(frozen=True)
-class HeadToHead:
-    """The family's largest budget against its smallest, in their own pairing."""
+class HeadToHead(WinDrawLoss):
+    """The family's largest budget against its smallest, in their own pairing (the larger
+    budget's wins, draws and losses)."""
 
     larger: str
     smaller: str
-    wins: int  # of the larger budget
-    draws: int
-    losses: int
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        return (self.wins + 0.5 * self.draws) / max(self.games, 1)
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        """Wilson 95% interval of the larger budget's score."""
-        return wilson_interval(self.wins + 0.5 * self.draws, self.games)
 
 
 @dataclass
@@ -300,7 +285,7 @@ def head_to_head(pairings: Sequence[Any], larger: str, smaller: str) -> HeadToHe
                 draws += int(total["draws"])
                 losses += int(total["losses"])
                 met = True
-    return HeadToHead(larger, smaller, wins, draws, losses) if met else None
+    return HeadToHead(wins, draws, losses, larger, smaller) if met else None
 
 
 def load_budget_runs(paths: Sequence[str | Path]) -> list[BudgetRun]:

@@ -33,33 +33,17 @@ from agents.arena.ladder_fit import rating_interval
 from agents.arena.players import build_entrants, entrant_spec, entrants
 from agents.arena.records import ArenaGame, write_records
 from agents.arena.roundrobin import play_schedule
-from agents.arena.stats import wilson_interval
+from agents.arena.stats import WinDrawLoss
 from tbw_envs.core.contract import kind_of, short_repr
 
 
 @dataclass(frozen=True)
-class OpponentRecord:
-    """The candidate's games against one pool member."""
+class OpponentRecord(WinDrawLoss):
+    """The candidate's games against one pool member (its wins, draws and losses)."""
 
     spec: str
     label: str  # the member's label in the records (``spec (2)`` if the candidate has its spec)
     elo: float  # its pinned rating
-    wins: int
-    draws: int
-    losses: int
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        return (self.wins + 0.5 * self.draws) / max(self.games, 1)
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        """The Wilson 95% interval of the candidate's score."""
-        return wilson_interval(self.score * self.games, self.games)
 
 
 @dataclass

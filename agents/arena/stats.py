@@ -4,6 +4,7 @@ scale, small functions that can be tested against hand-checkable cases."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,28 @@ def wilson_interval(points: float, games: float, z: float = Z_95) -> tuple[float
     half_width = z * math.sqrt(rate * (1.0 - rate) / games + z2 / (4.0 * games * games))
     half_width /= denominator
     return max(0.0, centre - half_width), min(1.0, centre + half_width)
+
+
+@dataclass(frozen=True)
+class WinDrawLoss:
+    """One side's games in a pairing: its score counts a draw as half; ``interval`` is the
+    score's Wilson 95% interval."""
+
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / max(self.games, 1)
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.wins + 0.5 * self.draws, self.games)
 
 
 def bradley_terry(points: Any, games: Any, prior_games: float = PRIOR_GAMES,
