@@ -97,6 +97,14 @@ def _tree(**kw):
     return TBWTreeAgent(**_with_weights(kw, "tree agent"))
 
 
+def _ismcts(policy: str | None = None, **kw):
+    if policy is not None:
+        # The learned policy's move probabilities become the search's root prior.
+        path = pretrained_path("junqi") if policy == "pretrained" else policy
+        kw["root_prior"] = PPOAgent(path=str(path), game="junqi").move_probabilities
+    return ISMCTSAgent(**kw)
+
+
 def _ppo(game: str | None = None, variant: str | None = None, **kw):
     if game is not None:
         # A policy file says which game (and board) it plays; refuse another now, not at a move.
@@ -147,7 +155,7 @@ class AgentEntry:
 
 
 _TBW_SEARCH_PARAMS = _declared(TBWSearchAgent, ("algorithm",), _TBW_WEIGHTS)
-_JUNQI = {"mcts": MCTSAgent, "ucbmcts": UCBMCTSAgent, "ismcts": ISMCTSAgent}
+_JUNQI = {"mcts": MCTSAgent, "ucbmcts": UCBMCTSAgent}
 
 # The one table of agents: name -> entry, or per game (``{game: entry}``) where a name means a
 # different agent in each game (``greedy`` is the TBW script in TBW and the evaluation's one-ply
@@ -159,6 +167,9 @@ AGENTS: dict[str, AgentEntry | dict[str, AgentEntry]] = {
         "junqi": AgentEntry(GreedyEvalAgent, lambda: _declared(GreedyEvalAgent)),
     },
     **{name: AgentEntry(cls, lambda cls=cls: _declared(cls)) for name, cls in _JUNQI.items()},
+    # ismcts:policy=pretrained (or a policy.npz path): the learned policy as the root's prior
+    "ismcts": AgentEntry(_ismcts, lambda: _declared(ISMCTSAgent, ("root_prior",),
+                                                    {"policy": PathText()})),
     "search": AgentEntry(_tbw_search(), lambda: _declared(TBWSearchAgent, extra=_TBW_WEIGHTS)),
     # Short names for the single-turn searches of the TBW paper and ours.
     **{name: AgentEntry(_tbw_search(name), lambda: _TBW_SEARCH_PARAMS)

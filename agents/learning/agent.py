@@ -200,6 +200,15 @@ class PPOAgent:
             distribution = self.policy.get_distribution(tensor, action_masks=mask[None])
             return distribution.distribution.probs[0].cpu().numpy().astype(np.float64)
 
+    def move_probabilities(self, view, moves) -> list[float]:
+        """The policy's probability of each of ``moves`` (the game core's actions) in
+        ``view``, in their order: a prior for a search (``ismcts:policy=...``)."""
+        codec = self._codec(view)
+        obs, mask = self.encode(view)
+        probs = self._probabilities(obs, mask)
+        by_move = {int(codec.to_core(view, int(a))): float(probs[a]) for a in np.flatnonzero(mask)}
+        return [by_move.get(int(move), 0.0) for move in moves]
+
     def act(self, view) -> int:
         codec = self._codec(view)
         obs, mask = self.encode(view)

@@ -164,13 +164,17 @@ class InformationSetPolicy(TreePolicy):
     With ``models_opponent`` the opponent's nodes play the candidate its own evaluation (with
     its public deductions) scores highest in the determinization, instead of choosing by UCB
     on our leaf values; with a ``reply_model`` too (a ``SoftmaxReply``), they draw their move
-    from that model instead."""
+    from that model instead.
+
+    With a ``root_prior`` (``root_prior(view, actions)``: a probability per move, e.g. a learned
+    policy's) the root offers every move at once and selects by PUCT: the mean plus
+    ``puct x P(move) x sqrt(visits + 1) / (1 + the move's own visits)``."""
 
     counts_reached = False
 
     def __init__(self, evaluation: JunqiEvaluation, leaf: GuidedLeaf, cof: float,
                  widen_base: int, prior_visits: float, models_opponent: bool,
-                 reply_model: SoftmaxReply | None = None):
+                 reply_model: SoftmaxReply | None = None, root_prior=None, puct: float = 0.0):
         self.evaluation = evaluation
         self.leaf = leaf
         self.cof = cof
@@ -178,14 +182,25 @@ class InformationSetPolicy(TreePolicy):
         self.prior_visits = prior_visits
         self.models_opponent = models_opponent or reply_model is not None
         self.reply_model = reply_model
+        self.root_prior = root_prior
+        self.puct = puct
+        self._root: Node | None = None
+        self._root_probabilities: dict[int, float] = {}
 
     def new_root(self, view, actions: list[int], belief) -> Node:
         root = Node(view.player)
         root.candidates = rank_moves(self.evaluation.context(view, belief), actions,
                                      self.leaf.credit)
+        self._root = root
+        if self.root_prior is not None:
+            moves = [action for action, _, _ in root.candidates]
+            self._root_probabilities = dict(
+                zip(moves, (float(p) for p in self.root_prior(view, moves)), strict=True))
         return root
 
     def select(self, node: Node, state, sign: float) -> tuple | None:
+        if node is self._root and self.root_prior is not None:
+            return self._puct_root(node)
         if node.candidates is None:
             context = self.evaluation.state_context(state)
             node.candidates = rank_moves(context, state.legal_actions(), self.leaf.credit)
@@ -213,6 +228,25 @@ class InformationSetPolicy(TreePolicy):
             return fresh
         cof = self.cof
         return max(available, key=lambda c: availability_ucb(edges[c[0]], sign, cof))
+
+    def _puct_root(self, root: Node) -> Candidate:
+        """Every root move (our moves are the same in every determinization), by PUCT."""
+        edges, prior_visits = root.edges, self.prior_visits
+        for action, _, score in root.candidates:
+            edge = edges.get(action)
+            if edge is None:
+                edges[action] = Edge(prior_visits, score * prior_visits, 1)
+            else:
+                edge.available += 1
+        probabilities = self._root_probabilities
+        scale = self.puct * math.sqrt(root.visits + 1)
+
+        def puct(candidate: Candidate) -> float:
+            edge = edges[candidate[0]]
+            bonus = probabilities[candidate[0]] / (1.0 + edge.visits - prior_visits)
+            return edge.total / edge.visits + scale * bonus
+
+        return max(root.candidates, key=puct)
 
     def child_key(self, action: int, result: int):
         return action, result

@@ -309,3 +309,28 @@ def test_search_agents_reject_bad_parameters():
         ISMCTSAgent(belief="psychic")
     with pytest.raises(ValueError, match="unknown layout policy"):
         GreedyEvalAgent(layout="fortress")
+
+
+def test_a_root_prior_selects_the_root_by_puct():
+    """The root offers every move; the selection is the mean plus
+    puct * P * sqrt(visits + 1) / (1 + own visits), and a prior that puts all its mass on one
+    move, with a large constant, makes the search play that move."""
+    for state in midgame_states(4, seed=13):
+        view = state.view(state.current_player)
+        moves = view.legal_actions()
+        favourite = moves[len(moves) // 2]
+        prior = {m: (1.0 if m == favourite else 0.0) for m in moves}
+        agent = ISMCTSAgent(iterations=60, seed=0, belief="count", puct=1e6,
+                            root_prior=lambda v, ms: [prior[m] for m in ms])
+        assert agent.act(view) == favourite
+        # The formula, on the root the search left behind.
+        policy = agent.tree_policy
+        root = policy._root
+        assert set(root.edges) == set(moves)  # every move offered, no widening
+        expected = max(root.candidates, key=lambda c: (
+            root.edges[c[0]].total / root.edges[c[0]].visits
+            + 1e6 * math.sqrt(root.visits + 1) * prior[c[0]]
+            / (1.0 + root.edges[c[0]].visits - policy.prior_visits)))
+        assert policy._puct_root(root)[0] == expected[0]
+    with pytest.raises(ValueError, match="root_prior"):
+        ISMCTSAgent(root_prior="ppo")

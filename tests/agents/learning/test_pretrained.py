@@ -65,3 +65,27 @@ def test_the_shipped_agent_plays_legal_games_and_beats_random(game, opening):
     (stats,) = result.pairing_stats()
     assert stats.agents == ("ppo:pretrained", "random") and stats.games == 6
     assert stats.score(0) >= 5 / 6, stats.record(0)
+
+
+def test_the_junqi_policy_as_a_search_prior():
+    """``move_probabilities`` is the policy's distribution over the core's legal moves, the
+    same one ``act`` plays the argmax of; ``ismcts:policy=pretrained`` hands it to the root."""
+    from agents.registry import make_agent
+    from tbw_envs.junqi import JunqiState
+
+    agent = make_agent("ppo:pretrained", game="junqi", seed=0)
+    state = JunqiState.random_initial(3)
+    for _ in range(30):
+        state.apply(state.legal_actions()[0])
+        view = state.view(state.current_player)
+        moves = view.legal_actions()
+        probabilities = agent.move_probabilities(view, moves)
+        assert len(probabilities) == len(moves) and min(probabilities) >= 0.0
+        assert sum(probabilities) == pytest.approx(1.0, abs=1e-5)
+        best = moves[max(range(len(moves)), key=probabilities.__getitem__)]
+        assert agent.act(view) == best
+    search = make_agent("ismcts:iterations=20,policy=pretrained", game="junqi", seed=0)
+    assert search.tree_policy.root_prior(view, moves) == agent.move_probabilities(view, moves)
+    assert search.act(view) in moves
+    with pytest.raises(ValueError, match="tbw"):
+        make_agent(f"ismcts:policy={pretrained.pretrained_path('tbw')}", game="junqi")
