@@ -63,7 +63,6 @@ from agents.junqi.mcts.leaf import (
 )
 from agents.junqi.mcts.policies import (
     InformationSetPolicy,
-    SoftmaxReply,
     TopRankedPolicy,
     TreePolicy,
     UCTPolicy,
@@ -82,7 +81,6 @@ from agents.junqi.mcts.tree import (
 __all__ = [
     "BUDGET_PARAMS", "COF", "COUNT", "DEFAULT_ITERATIONS", "GUIDED_LEAVES", "POSITIONAL_FEATURES",
     "SEARCH_PARAMS", "WIN_VALUE", "Candidate", "DeterminizedSearchAgent", "Edge",
-    "SoftmaxReply",
     "EvaluationLeaf", "GuidedLeaf", "ISMCTSAgent", "InformationSetPolicy", "MCTSAgent",
     "MaterialLeaf", "Node", "RandomRollout", "SearchBudget", "TopRankedPolicy", "TreePolicy",
     "UCBMCTSAgent", "UCTPolicy", "availability_ucb", "mean_ucb", "most_visited", "rank_moves",

@@ -6,15 +6,9 @@ from __future__ import annotations
 from agents.common.params import MAX_COUNT, CallableParam, Choice, Float, Int, check_params
 from agents.junqi.base import BASE_PARAMS, BELIEF, WEIGHTS, JunqiAgentBase
 from agents.junqi.belief import DEFAULT_BELIEF, make_belief
-from agents.junqi.belief.opponent_model import FITTED, model_scoring
 from agents.junqi.evaluation import JunqiEvaluation
 from agents.junqi.mcts.leaf import GUIDED_LEAVES, RandomRollout
-from agents.junqi.mcts.policies import (
-    InformationSetPolicy,
-    SoftmaxReply,
-    TopRankedPolicy,
-    UCTPolicy,
-)
+from agents.junqi.mcts.policies import InformationSetPolicy, TopRankedPolicy, UCTPolicy
 from agents.junqi.mcts.search import BUDGET_PARAMS, SearchBudget, run_search
 
 # The parameters every search shares (``agents.common.params``); each search adds its own.
@@ -122,15 +116,12 @@ class ISMCTSAgent(DeterminizedSearchAgent):
     ``root_prior`` (a callable ``(view, moves) -> probabilities``, e.g. a learned policy's; the
     registry's ``ismcts:policy=pretrained`` passes the shipped PPO policy's) makes the root
     select by PUCT with constant ``puct`` (default 30, in piece-value units) over every move.
-    ``opponent="model"`` draws its move from the move model ``belief=model`` reads its past
-    moves with (a softmax of the evaluation's features with its public deductions, weighted by
-    maximum likelihood on games of the shipped agents, ``SoftmaxReply``).
     """
 
     name = "ismcts"
     PARAMS = {**SEARCH_PARAMS, "cof": COF, "widen_base": COUNT, "horizon": COUNT,
               "sample_k": COUNT, "prior_visits": Float(low=0.0),
-              "opponent": Choice(names=("search", "evaluation", "model")),
+              "opponent": Choice(names=("search", "evaluation")),
               "root_prior": CallableParam(), "puct": Float(low=0.0)}
 
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
@@ -154,14 +145,8 @@ class ISMCTSAgent(DeterminizedSearchAgent):
         # To an even horizon: the opponent has answered our last move.
         self.leaf_evaluator = GUIDED_LEAVES[leaf](self.evaluation, self._rng, self.sample_k,
                                                   horizon=self.horizon, even=True)
-        reply_model = None
-        if opponent == "model":
-            # The maximum-likelihood move model itself (T = 1): ModelBelief tempers it only
-            # because its mean-field likelihood would be overconfident.
-            model_evaluation, model_weights = model_scoring(FITTED)
-            reply_model = SoftmaxReply(model_evaluation, 1.0, self._rng, model_weights)
         self.tree_policy = InformationSetPolicy(
             self.evaluation, self.leaf_evaluator, self.cof, self.widen_base, self.prior_visits,
-            models_opponent=opponent == "evaluation", reply_model=reply_model,
+            models_opponent=opponent == "evaluation",
             root_prior=root_prior, puct=checked["puct"],
         )

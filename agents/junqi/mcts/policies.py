@@ -117,43 +117,6 @@ class TopRankedPolicy(TreePolicy):
         return root.candidates[0][0]
 
 
-class SoftmaxReply:
-    """The opponent as a model of its move choice: among the candidates legal in the
-    determinization it plays move m with probability proportional to ``exp(score(m) / T)``,
-    ``score`` the evaluation's features of m with its public deductions, weighted by
-    ``weights`` (default: the evaluation's own)."""
-
-    def __init__(self, evaluation: JunqiEvaluation, temperature: float, rng: random.Random,
-                 weights: tuple[float, ...] | None = None):
-        self.evaluation = evaluation
-        self.temperature = temperature
-        self.rng = rng
-        self.weights = weights
-
-    def choose(self, state, candidates: list[Candidate], credit) -> tuple[int, float]:
-        """A drawn candidate and its leaf credit (``credit(score, features)`` under the
-        search's own evaluation, as every move on a path is credited)."""
-        context = self.evaluation.state_context(state)
-        weights = self.weights
-        scored = []
-        for action, _, _ in candidates:
-            features = context.features(action)
-            score = (context.weighted(features) if weights is None
-                     else sum(w * f for w, f in zip(weights, features, strict=True)))
-            scored.append((action, score, features))
-        top = max(score for _, score, _ in scored)
-        weights = [math.exp((score - top) / self.temperature) for _, score, _ in scored]
-        pick = self.rng.random() * sum(weights)
-        chosen = len(scored) - 1  # float rounding can leave pick a hair above 0 at the end
-        for index, weight in enumerate(weights):
-            pick -= weight
-            if pick <= 0.0:
-                chosen = index
-                break
-        action, score, features = scored[chosen]
-        return action, credit(score, features)
-
-
 class InformationSetPolicy(TreePolicy):
     """Single-observer ISMCTS: a node is reached by a move *and* the referee's public result of
     it; children are widened progressively in evaluation order (``widen_base`` + sqrt(visits)
@@ -163,8 +126,7 @@ class InformationSetPolicy(TreePolicy):
 
     With ``models_opponent`` the opponent's nodes play the candidate its own evaluation (with
     its public deductions) scores highest in the determinization, instead of choosing by UCB
-    on our leaf values; with a ``reply_model`` too (a ``SoftmaxReply``), they draw their move
-    from that model instead.
+    on our leaf values.
 
     With a ``root_prior`` (``root_prior(view, actions)``: a probability per move, e.g. a learned
     policy's) the root offers every move at once and selects by PUCT: the mean plus
@@ -174,14 +136,13 @@ class InformationSetPolicy(TreePolicy):
 
     def __init__(self, evaluation: JunqiEvaluation, leaf: GuidedLeaf, cof: float,
                  widen_base: int, prior_visits: float, models_opponent: bool,
-                 reply_model: SoftmaxReply | None = None, root_prior=None, puct: float = 0.0):
+                 root_prior=None, puct: float = 0.0):
         self.evaluation = evaluation
         self.leaf = leaf
         self.cof = cof
         self.widen_base = widen_base
         self.prior_visits = prior_visits
-        self.models_opponent = models_opponent or reply_model is not None
-        self.reply_model = reply_model
+        self.models_opponent = models_opponent
         self.root_prior = root_prior
         self.puct = puct
         self._root: Node | None = None
@@ -220,8 +181,6 @@ class InformationSetPolicy(TreePolicy):
             else:
                 edge.available += 1
         if self.models_opponent and sign < 0.0:
-            if self.reply_model is not None:
-                return self.reply_model.choose(state, available, self.leaf.credit)
             return self.modelled_reply(state, available)
         fresh = next((c for c in available if edges[c[0]].visits == 0), None)
         if fresh is not None:
