@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agents.arena.results import Rating
 from agents.arena.stats import ELO_ANCHOR, WinDrawLoss
 from agents.common.spec_syntax import split_spec
 from tbw_envs.games import game_names, get_game
@@ -106,16 +107,9 @@ class Family:
         return found
 
 
-@dataclass(frozen=True)
-class Reference:
-    """An agent rated in the run that is not on a curve (no budget, or its family's only)."""
-
-    agent: str
-    elo: float
-    low: float
-    high: float
-    games: int
-    score: float
+# An agent rated in the run that is not on a curve (no budget, or its family's only): the run's
+# own rating record.
+Reference = Rating
 
 
 @dataclass
