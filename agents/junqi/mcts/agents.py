@@ -100,8 +100,8 @@ class ISMCTSAgent(DeterminizedSearchAgent):
     """Single-observer information-set MCTS over the belief's determinizations.
 
     Its determinizations come from ``belief="model"`` by default (the count tracker reweighted by
-    how likely the opponent's moves were under a model of its choice): against ``belief=count``
-    it scored 0.58 at 200 iterations and 0.69 at 400 (100 paired games each, docs/results.md).
+    how likely the opponent's moves were under a model of its choice), the stronger of the two
+    in docs/results.md, "Junqi search against its budget".
 
     ``prior_visits`` (default 5; 0 turns it off) starts every edge with that many virtual visits
     worth the evaluation's score of the move (from the mover's side), so the search begins from
