@@ -102,11 +102,8 @@ FITTED_WEIGHTS = {
 # T = 15 and beta = 1.25 scored 1.4393, the count tracker 1.632).
 FITTED_TEMPERATURE = 1.75
 BETA = 1.25
-# The hand-set model the fit replaced (the tuned evaluation at T = 15, picked by the same grid
-# over the evaluation's weights and T); the searches' opponent="model" (agents.junqi.mcts) still
-# draws the opponent's replies from it.
-MODEL_WEIGHTS = "tuned"
-TEMPERATURE = 15.0
+# The fit replaced a hand-set model, the tuned evaluation's weights at T = 15 (picked by the same
+# grid): ``ModelBelief(view, weights="tuned", temperature=15.0)`` is that model.
 # Rounds of the mean-field update: the others' marginals q start at the count tracker's and
 # each further round takes them from the previous round's result (2 or 3 rounds changed the
 # training games' log-loss by under 0.3%, so one round).
