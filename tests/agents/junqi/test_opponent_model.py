@@ -206,15 +206,21 @@ def test_the_factorised_likelihood_is_exact_when_the_other_tokens_are_known():
     assert checked >= 8 and informative >= 4
 
 
-def test_the_factorised_likelihood_is_exact_near_the_no_collision_limit():
-    """26 quiet plies (the no-collision urgency rises from the 20th): the same exactness, for
-    the shuffling piece and a piece that never moved."""
+def shuffling_moves(steps: int) -> list:
+    """``steps`` rounds of both sides moving one piece between G2/F2 and a camp and back."""
     moves = []
-    for step in range(13):
+    for step in range(steps):
         ours, theirs = (
             (("G2", "H1"), ("F2", "E1")) if step % 2 == 0 else (("H1", "G2"), ("E1", "F2"))
         )
         moves += [(*ours, MOVED), (*theirs, MOVED)]
+    return moves
+
+
+def test_the_factorised_likelihood_is_exact_near_the_no_collision_limit():
+    """26 quiet plies (the no-collision urgency rises from the 20th): the same exactness, for
+    the shuffling piece and a piece that never moved."""
+    moves = shuffling_moves(13)
     state = play({"G2": "major"}, {"F2": "major"}, moves)
     assert state.quiet_plies == 26 and not state.is_terminal()
     layouts = (layout_with(0, {"G2": "major"}), layout_with(1, {"F2": "major"}))
@@ -361,12 +367,7 @@ def test_tokens_that_could_move_and_did_not_lean_to_immobile_types():
     pieces beside an empty camp had moves and never made one: the model gives them more mine mass
     than the count tracker, and the last row (no moves at all) correspondingly less; the shuffling
     piece, which would have had long railroad runs as an engineer, is all but surely none."""
-    moves = []
-    for step in range(10):
-        ours, theirs = (
-            (("G2", "H1"), ("F2", "E1")) if step % 2 == 0 else (("H1", "G2"), ("E1", "F2"))
-        )
-        moves += [(*ours, MOVED), (*theirs, MOVED)]
+    moves = shuffling_moves(10)
     state = play({"G2": "major"}, {"F2": "major"}, moves)
     view = state.view(0)
     model, count = ModelBelief.from_view(view), CountBelief.from_view(view)
