@@ -182,6 +182,42 @@ def running_summary(labels: Sequence[str], pairings: Sequence[tuple[int, int]],
         for seat in (0, 1):
             points[seats[seat]] += g.points(seat)
             played[seats[seat]] += 1
-    parts = [f"{label[:10]} {points[i] / played[i]:.2f}"
-             for i, label in enumerate(labels) if played[i]]
+    short = progress_labels(labels)
+    parts = [f"{short[i]} {points[i] / played[i]:.2f}"
+             for i in range(len(labels)) if played[i]]
     return ", ".join(parts[:6])
+
+
+def progress_labels(labels: Sequence[str], width: int = 12) -> list[str]:
+    """Labels short enough for a progress bar that still tell the agents apart.
+
+    Labels cut to ``width`` that would read the same (``ismcts:iterations=25,weights=tuned`` and
+    ``ismcts:iterations=400,weights=tuned``) keep their agent name and only what differs between
+    them (``ismcts:25``, ``ismcts:400``), each cut at a separator of the spec syntax."""
+    short = [label[:width] for label in labels]
+    groups: dict[str, list[int]] = {}
+    for i, cut in enumerate(short):
+        groups.setdefault(cut, []).append(i)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        group = [labels[i] for i in members]
+        head = _shared_edge(group, from_end=False)
+        tail = _shared_edge(group, from_end=True)
+        for i, label in zip(members, group, strict=True):
+            name = label.split(":", 1)[0]
+            middle = label[head:len(label) - tail] if head + tail < len(label) else label
+            short[i] = (middle if middle.startswith(name) else f"{name}:{middle}")[:width]
+    return short
+
+
+def _shared_edge(labels: Sequence[str], from_end: bool) -> int:
+    """How many characters all ``labels`` share at their start (or end), up to a separator."""
+    texts = [label[::-1] for label in labels] if from_end else list(labels)
+    n = 0
+    while all(len(t) > n for t in texts) and len({t[n] for t in texts}) == 1:
+        n += 1
+    # Back off to just after a separator, so a number is never split (25 and 250).
+    while n > 0 and texts[0][n - 1] not in ":,=":
+        n -= 1
+    return n

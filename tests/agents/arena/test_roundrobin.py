@@ -208,3 +208,24 @@ def test_every_agent_is_built_once_before_the_first_game(monkeypatch, no_games):
     with pytest.raises(ArenaInputError, match="agent #3"):
         run_round_robin("tbw", ["random", "greedy", "minimax"], 2, workers=1)
     assert built == ["random", "greedy", "minimax"]
+
+
+# ----------------------------------------------------------------- progress-bar labels
+def test_progress_labels_keep_what_tells_budgets_apart():
+    from agents.arena.roundrobin import progress_labels
+
+    labels = [f"ismcts:iterations={b},weights=tuned" for b in (25, 250, 1600)]
+    labels += ["greedy:weights=tuned", "random"]
+    assert progress_labels(labels) == ["ismcts:25", "ismcts:250", "ismcts:1600",
+                                       "greedy:weigh", "random"]
+
+
+def test_progress_labels_tell_apart_other_parameters_and_budget_keys():
+    from agents.arena.roundrobin import progress_labels
+
+    assert progress_labels(["tree:solves=5", "tree:solves=320"]) == ["tree:5", "tree:320"]
+    assert progress_labels(["ucbmcts:iterations=50,weights=tuned",
+                            "ucbmcts:iterations=50,weights=default"]) == \
+        ["ucbmcts:tune", "ucbmcts:defa"]
+    # Labels that fit stay whole, even when they are equal (one spec playing itself).
+    assert progress_labels(["random", "random"]) == ["random", "random"]
