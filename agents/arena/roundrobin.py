@@ -188,7 +188,7 @@ def running_summary(labels: Sequence[str], pairings: Sequence[tuple[int, int]],
     return ", ".join(parts[:6])
 
 
-def progress_labels(labels: Sequence[str], width: int = 12) -> list[str]:
+def progress_labels(labels: Sequence[str], width: int = 14) -> list[str]:
     """Labels short enough for a progress bar that still tell the agents apart.
 
     Labels cut to ``width`` that would read the same (``ismcts:iterations=25,weights=tuned`` and

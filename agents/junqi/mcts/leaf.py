@@ -10,6 +10,9 @@ of two ways (the agents' ``leaf`` parameter):
     world, plus the positional features (flag defence, progress, no-collision) of the moves on
     the path, ours added and the opponent's subtracted: the positional part is what a material
     count does not already show.
+``ValueLeaf`` (``leaf="value"``)
+    The same, with the learned state value (``agents.junqi.state_value``: a logistic model of
+    the winning chance fitted on game outcomes, in piece-value units) in place of material.
 ``EvaluationLeaf`` (``leaf="evaluation"``)
     The evaluation's whole score of every move on the path, ours added and the opponent's
     subtracted.
@@ -25,6 +28,7 @@ from typing import Protocol
 
 from agents.junqi.eval_config import FEATURE_NAMES
 from agents.junqi.evaluation import JunqiEvaluation, material
+from agents.junqi.state_value import shipped_state_value
 
 WIN_VALUE = 1000.0
 # Features whose effect a leaf's material change does not already show.
@@ -148,6 +152,19 @@ class MaterialLeaf(GuidedLeaf):
         )
 
 
+class ValueLeaf(MaterialLeaf):
+    """The learned state value's change since the root (``agents.junqi.state_value``, in
+    piece-value units) in place of the material balance, plus the path's positional features."""
+
+    def __init__(self, evaluation: JunqiEvaluation, rng: random.Random, sample_k: int,
+                 horizon: int, even: bool):
+        super().__init__(evaluation, rng, sample_k, horizon, even)
+        self.state_value = shipped_state_value()
+
+    def balance(self, state, player: int) -> float:
+        return self.state_value.balance(state.owner, state.kind, player)
+
+
 class EvaluationLeaf(GuidedLeaf):
     """The evaluation's score of every move on the path, nothing for the world reached."""
 
@@ -159,4 +176,4 @@ class EvaluationLeaf(GuidedLeaf):
 
 
 # The ``leaf`` parameter of the guided searches.
-GUIDED_LEAVES = {"material": MaterialLeaf, "evaluation": EvaluationLeaf}
+GUIDED_LEAVES = {"material": MaterialLeaf, "evaluation": EvaluationLeaf, "value": ValueLeaf}

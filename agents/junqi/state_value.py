@@ -1,0 +1,209 @@
+"""A learned value of a full Junqi state: how likely a side is to win from here.
+
+A search scores the worlds it reaches (determinizations, so every identity is known) by their
+material (``leaf="material"``). This module learns that score from game outcomes instead: a
+logistic model of the winning chance over features of the state, every feature one side's
+count minus the other's, so the value is antisymmetric (a draw-even position is worth 0):
+
+- ``<piece>`` (11 features, the flag excluded): the pieces of that type each side has left;
+  their weights are learned piece values.
+- ``flag_threat``: the opponent's movable pieces within ``THREAT_STEPS`` board steps of our
+  flag, against ours near theirs (counted with the sign that makes "we threaten" positive).
+- ``flag_guards``: our pieces next to our flag (mines included), against theirs next to theirs.
+- ``advance``: our movable pieces in the opponent's half, against theirs in ours.
+
+``fit_state_value`` fits the weights by maximum likelihood (Newton's method, a small ridge) on
+positions of recorded games with their outcome (a win 1, a loss 0, a draw 1/2). A
+``StateValue`` scores in piece-value units: its logit divided by ``scale``, the logit's worth of
+one piece-value unit (the least-squares fit of the learned piece values to the evaluation's), so
+it can stand where the material balance stood, on the scale of the search's other numbers.
+``configs/agents/junqi_state_value.yaml`` holds the shipped fit (``scripts/fit_state_value.py``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from tbw_envs.junqi.board import COLS, NUM_POSTS, board_graph, owner_rows
+from tbw_envs.junqi.pieces import FLAG, MINE, NUM_PIECE_TYPES, PIECE_NAMES
+
+PIECE_FEATURES = tuple(PIECE_NAMES[k] for k in range(NUM_PIECE_TYPES) if k != FLAG)
+STATE_FEATURES = (*PIECE_FEATURES, "flag_threat", "flag_guards", "advance")
+THREAT_STEPS = 2  # board steps (any link) from a flag that count as a threat to it
+RIDGE = 1e-3  # per sample, on every weight: keeps a feature that never varies at zero
+SHIPPED = Path(__file__).resolve().parents[2] / "configs" / "agents" / "junqi_state_value.yaml"
+
+
+@lru_cache(maxsize=1)
+def _steps() -> tuple[tuple[int, ...], ...]:
+    """Board steps (links of any kind, one step each) between every two posts."""
+    neighbors = board_graph().neighbors
+    table = []
+    for source in range(NUM_POSTS):
+        dist = [NUM_POSTS] * NUM_POSTS
+        dist[source] = 0
+        queue = deque([source])
+        while queue:
+            here = queue.popleft()
+            for there in neighbors[here]:
+                if dist[there] > dist[here] + 1:
+                    dist[there] = dist[here] + 1
+                    queue.append(there)
+        table.append(tuple(dist))
+    return tuple(table)
+
+
+_HALF = tuple(frozenset(r for r in owner_rows(p)) for p in (0, 1))
+
+
+def state_features(owner: Sequence[int], kind: Sequence[int], player: int) -> list[float]:
+    """``STATE_FEATURES`` of a full state (``owner``, ``kind`` by post), for ``player``."""
+    steps = _steps()
+    counts = [[0] * NUM_PIECE_TYPES, [0] * NUM_PIECE_TYPES]
+    flags = [None, None]
+    for post in range(NUM_POSTS):
+        side = owner[post]
+        if side in (0, 1):
+            counts[side][kind[post]] += 1
+            if kind[post] == FLAG:
+                flags[side] = post
+    threat = [0, 0]  # threat[s]: pieces of side s near the other side's flag
+    guards = [0, 0]
+    advance = [0, 0]
+    for post in range(NUM_POSTS):
+        side = owner[post]
+        if side not in (0, 1):
+            continue
+        k = kind[post]
+        mobile = k != FLAG and k != MINE
+        own_flag, their_flag = flags[side], flags[1 - side]
+        if mobile and their_flag is not None and steps[post][their_flag] <= THREAT_STEPS:
+            threat[side] += 1
+        if own_flag is not None and steps[post][own_flag] == 1:
+            guards[side] += 1
+        if mobile and post // COLS in _HALF[1 - side]:
+            advance[side] += 1
+    me, them = player, 1 - player
+    pieces = [counts[me][k] - counts[them][k] for k in range(NUM_PIECE_TYPES) if k != FLAG]
+    return [*pieces, threat[me] - threat[them], guards[me] - guards[them],
+            advance[me] - advance[them]]
+
+
+@dataclass(frozen=True)
+class StateValue:
+    """A fitted state value: ``weights`` by ``STATE_FEATURES`` (logit units) and ``scale``
+    (logit units per piece-value unit)."""
+
+    weights: tuple[float, ...]
+    scale: float
+
+    def logit(self, owner, kind, player: int) -> float:
+        """The log-odds of ``player`` winning the full state."""
+        return sum(w * f for w, f in zip(self.weights, state_features(owner, kind, player),
+                                         strict=True))
+
+    def balance(self, owner, kind, player: int) -> float:
+        """The value for ``player`` in piece-value units (0 for an even position)."""
+        return self.logit(owner, kind, player) / self.scale
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(zip(STATE_FEATURES, self.weights, strict=True))
+
+
+def load_state_value(path: str | Path = SHIPPED) -> StateValue:
+    """A ``StateValue`` from YAML (``weights`` by feature name, ``scale``); plain data only."""
+    data = yaml.safe_load(Path(path).read_text())
+    if not isinstance(data, Mapping) or not isinstance(data.get("weights"), Mapping):
+        raise ValueError(f"{path}: expected a mapping with 'weights' (by feature) and 'scale'")
+    weights = data["weights"]
+    missing = [name for name in STATE_FEATURES if name not in weights]
+    unknown = sorted(set(weights) - set(STATE_FEATURES))
+    if missing or unknown:
+        raise ValueError(f"{path}: weights missing {missing}, unknown {unknown}")
+    values = [weights[name] for name in STATE_FEATURES]
+    scale = data.get("scale")
+    if not all(isinstance(v, (int, float)) and np.isfinite(v) for v in values):
+        raise ValueError(f"{path}: every weight must be a finite number")
+    if not isinstance(scale, (int, float)) or not (np.isfinite(scale) and scale > 0):
+        raise ValueError(f"{path}: scale must be a positive finite number, got {scale!r}")
+    return StateValue(tuple(float(v) for v in values), float(scale))
+
+
+@lru_cache(maxsize=1)
+def shipped_state_value() -> StateValue:
+    """The shipped fit, read once per process."""
+    return load_state_value(SHIPPED)
+
+
+# --------------------------------------------------------------------------------- fitting
+def outcome_samples(games: Iterable, every: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """Feature rows and targets from ``(start state, actions)`` games: every ``every``-th ply
+    of play, from the side to move (a win 1, a loss 0, a draw 1/2 at the game's end)."""
+    rows, targets = [], []
+    for start, actions in games:
+        state = start.clone()
+        positions = []
+        for ply, action in enumerate(actions):
+            if state.is_terminal():
+                break
+            if ply % every == 0:
+                player = state.current_player
+                positions.append((state_features(state.owner, state.kind, player), player))
+            state.apply(action)
+        if not state.is_terminal():
+            continue  # cut short: no outcome to learn from
+        returns = state.returns()
+        for features, player in positions:
+            rows.append(features)
+            targets.append((returns[player] + 1.0) / 2.0)
+    return np.asarray(rows, dtype=float).reshape(-1, len(STATE_FEATURES)), np.asarray(targets)
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float = RIDGE,
+                 iterations: int = 50) -> np.ndarray:
+    """Weights maximising the mean log-likelihood of targets ``y`` in [0, 1] under
+    sigmoid(x @ w), minus ``ridge`` / 2 |w|^2 (Newton's method)."""
+    n, d = x.shape
+    if n == 0:
+        raise ValueError("no samples to fit")
+    w = np.zeros(d)
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-(x @ w)))
+        gradient = x.T @ (y - p) / n - ridge * w
+        hessian = (x.T * (p * (1 - p))) @ x / n + ridge * np.eye(d)
+        step = np.linalg.solve(hessian, gradient)
+        w += step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    return w
+
+
+def piece_value_scale(weights: np.ndarray, piece_values: Mapping[str, float]) -> float:
+    """Logit units per piece-value unit: the least-squares ``s`` in weight ~ s x value over
+    the piece features."""
+    learned = np.asarray(weights[:len(PIECE_FEATURES)], dtype=float)
+    hand = np.asarray([piece_values[name] for name in PIECE_FEATURES], dtype=float)
+    scale = float(learned @ hand / (hand @ hand))
+    if not scale > 0:
+        raise ValueError("the learned piece values do not rise with the evaluation's; "
+                         "no piece-value scale")
+    return scale
+
+
+def fit_state_value(games: Iterable, piece_values: Mapping[str, float], every: int = 4,
+                    ridge: float = RIDGE) -> tuple[StateValue, dict]:
+    """Fit a ``StateValue`` on recorded games; also the fit's sample count and log-loss."""
+    x, y = outcome_samples(games, every)
+    w = fit_logistic(x, y, ridge)
+    p = np.clip(1.0 / (1.0 + np.exp(-(x @ w))), 1e-12, 1 - 1e-12)
+    log_loss = float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+    value = StateValue(tuple(float(v) for v in w), piece_value_scale(w, piece_values))
+    return value, {"samples": int(len(y)), "log_loss": log_loss,
+                   "draws": float(np.mean(y == 0.5))}
