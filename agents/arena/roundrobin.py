@@ -191,24 +191,24 @@ def running_summary(labels: Sequence[str], pairings: Sequence[tuple[int, int]],
 def progress_labels(labels: Sequence[str], width: int = 14) -> list[str]:
     """Labels short enough for a progress bar that still tell the agents apart.
 
-    Labels cut to ``width`` that would read the same (``ismcts:iterations=25,weights=tuned`` and
-    ``ismcts:iterations=400,weights=tuned``) keep their agent name and only what differs between
-    them (``ismcts:25``, ``ismcts:400``), each cut at a separator of the spec syntax."""
-    short = [label[:width] for label in labels]
-    groups: dict[str, list[int]] = {}
-    for i, cut in enumerate(short):
-        groups.setdefault(cut, []).append(i)
-    for members in groups.values():
-        if len(members) < 2:
-            continue
+    Agents of one name whose labels do not all fit in ``width`` (``ismcts:iterations=25,
+    weights=tuned`` and ``ismcts:iterations=400,weights=tuned``) keep their name and only what
+    differs between them (``ismcts:25``, ``ismcts:400``), cut at separators of the spec syntax;
+    a label still too long ends in an ellipsis, so a cut never passes for another value."""
+    short = list(labels)
+    families: dict[str, list[int]] = {}
+    for i, label in enumerate(labels):
+        families.setdefault(label.split(":", 1)[0], []).append(i)
+    for name, members in families.items():
         group = [labels[i] for i in members]
+        if len(members) < 2 or all(len(label) <= width for label in group):
+            continue
         head = _shared_edge(group, from_end=False)
         tail = _shared_edge(group, from_end=True)
         for i, label in zip(members, group, strict=True):
-            name = label.split(":", 1)[0]
             middle = label[head:len(label) - tail] if head + tail < len(label) else label
-            short[i] = (middle if middle.startswith(name) else f"{name}:{middle}")[:width]
-    return short
+            short[i] = middle if middle.startswith(name) else f"{name}:{middle}"
+    return [label if len(label) <= width else label[:width - 1] + "\u2026" for label in short]
 
 
 def _shared_edge(labels: Sequence[str], from_end: bool) -> int:

@@ -217,15 +217,17 @@ def test_progress_labels_keep_what_tells_budgets_apart():
     labels = [f"ismcts:iterations={b},weights=tuned" for b in (25, 250, 1600)]
     labels += ["greedy:weights=tuned", "random"]
     assert progress_labels(labels) == ["ismcts:25", "ismcts:250", "ismcts:1600",
-                                       "greedy:weigh", "random"]
+                                       "greedy:weight\u2026", "random"]
 
 
-def test_progress_labels_tell_apart_other_parameters_and_budget_keys():
+def test_progress_labels_never_cut_a_value_into_another():
     from agents.arena.roundrobin import progress_labels
 
-    assert progress_labels(["tree:solves=5", "tree:solves=320"]) == ["tree:5", "tree:320"]
+    # "tree:solves=320" is one character too long: cut, it would read as solves=32.
+    assert progress_labels(["tree:solves=5", "tree:solves=320", "exact"]) == \
+        ["tree:5", "tree:320", "exact"]
     assert progress_labels(["ucbmcts:iterations=50,weights=tuned",
                             "ucbmcts:iterations=50,weights=default"]) == \
-        ["ucbmcts:tune", "ucbmcts:defa"]
+        ["ucbmcts:tuned", "ucbmcts:defau\u2026"]
     # Labels that fit stay whole, even when they are equal (one spec playing itself).
     assert progress_labels(["random", "random"]) == ["random", "random"]
