@@ -100,8 +100,10 @@ class ISMCTSAgent(DeterminizedSearchAgent):
     """Single-observer information-set MCTS over the belief's determinizations.
 
     Its determinizations come from ``belief="model"`` by default (the count tracker reweighted by
-    how likely the opponent's moves were under a model of its choice), the stronger of the two
-    in docs/results.md, "Junqi search against its budget".
+    how likely the opponent's moves were under a model of its choice), it evaluates moves with
+    ``weights="tuned"`` (the Q-learned weights) and it scores leaves with ``leaf="value"`` (the
+    state value learned from game outcomes) by default: the stronger choices in
+    docs/results.md, "Junqi search against its budget".
 
     ``prior_visits`` (default 5; 0 turns it off) starts every edge with that many virtual visits
     worth the evaluation's score of the move (from the mover's side), so the search begins from
@@ -127,8 +129,8 @@ class ISMCTSAgent(DeterminizedSearchAgent):
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
                  cof: float = 10.0, widen_base: int = 3, horizon: int = 4, sample_k: int = 4,
                  prior_visits: float = 5.0, opponent: str = "search",
-                 belief: str | None = "model", weights="default", seed: int | None = None,
-                 layout: str = "random", leaf: str = "material", root_prior=None,
+                 belief: str | None = "model", weights="tuned", seed: int | None = None,
+                 layout: str = "random", leaf: str = "value", root_prior=None,
                  puct: float = 30.0):
         super().__init__(iterations, seconds, belief=belief, weights=weights, seed=seed,
                          layout=layout, leaf=leaf)

@@ -208,12 +208,13 @@ def test_ismcts_with_an_overwhelming_evaluation_prior_plays_the_greedy_move():
     for state in midgame_states(12, seed=11):
         view = state.view(state.current_player)
         actions = view.legal_actions()
-        greedy = GreedyEvalAgent(seed=0)
+        greedy = GreedyEvalAgent(weights="tuned", seed=0)
         context = greedy.evaluation.context(view, make_belief("count", view))
         scores = sorted(context.scores(actions), reverse=True)
         if len(scores) < 2 or scores[0] - scores[1] < 1e-6:
             continue
-        agent = ISMCTSAgent(iterations=40, prior_visits=1e7, belief="count", seed=0)
+        agent = ISMCTSAgent(iterations=40, prior_visits=1e7, belief="count", weights="tuned",
+                            seed=0)
         assert agent.act(view) == greedy.act(view)
         checked += 1
     assert checked >= 5
