@@ -22,7 +22,6 @@ it can stand where the material balance stood, on the scale of the search's othe
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -31,7 +30,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from tbw_envs.junqi.board import COLS, NUM_POSTS, board_graph, owner_rows
+from agents.junqi.evaluation import board_distances
+from tbw_envs.junqi.board import COLS, NUM_POSTS, owner_rows
 from tbw_envs.junqi.pieces import FLAG, MINE, NUM_PIECE_TYPES, PIECE_NAMES
 
 PIECE_FEATURES = tuple(PIECE_NAMES[k] for k in range(NUM_PIECE_TYPES) if k != FLAG)
@@ -41,31 +41,12 @@ RIDGE = 1e-3  # per sample, on every weight: keeps a feature that never varies a
 SHIPPED = Path(__file__).resolve().parents[2] / "configs" / "agents" / "junqi_state_value.yaml"
 
 
-@lru_cache(maxsize=1)
-def _steps() -> tuple[tuple[int, ...], ...]:
-    """Board steps (links of any kind, one step each) between every two posts."""
-    neighbors = board_graph().neighbors
-    table = []
-    for source in range(NUM_POSTS):
-        dist = [NUM_POSTS] * NUM_POSTS
-        dist[source] = 0
-        queue = deque([source])
-        while queue:
-            here = queue.popleft()
-            for there in neighbors[here]:
-                if dist[there] > dist[here] + 1:
-                    dist[there] = dist[here] + 1
-                    queue.append(there)
-        table.append(tuple(dist))
-    return tuple(table)
-
-
 _HALF = tuple(frozenset(r for r in owner_rows(p)) for p in (0, 1))
 
 
 def state_features(owner: Sequence[int], kind: Sequence[int], player: int) -> list[float]:
     """``STATE_FEATURES`` of a full state (``owner``, ``kind`` by post), for ``player``."""
-    steps = _steps()
+    steps = board_distances()
     counts = [[0] * NUM_PIECE_TYPES, [0] * NUM_PIECE_TYPES]
     flags = [None, None]
     for post in range(NUM_POSTS):
