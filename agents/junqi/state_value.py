@@ -31,6 +31,7 @@ import numpy as np
 import yaml
 
 from agents.junqi.evaluation import board_distances
+from tbw_envs.core.configs_path import configs_dir
 from tbw_envs.junqi.board import COLS, NUM_POSTS, owner_rows
 from tbw_envs.junqi.pieces import FLAG, MINE, NUM_PIECE_TYPES, PIECE_NAMES
 
@@ -38,7 +39,7 @@ PIECE_FEATURES = tuple(PIECE_NAMES[k] for k in range(NUM_PIECE_TYPES) if k != FL
 STATE_FEATURES = (*PIECE_FEATURES, "flag_threat", "flag_guards", "advance")
 THREAT_STEPS = 2  # board steps (any link) from a flag that count as a threat to it
 RIDGE = 1e-3  # per sample, on every weight: keeps a feature that never varies at zero
-SHIPPED = Path(__file__).resolve().parents[2] / "configs" / "agents" / "junqi_state_value.yaml"
+SHIPPED_NAME = "junqi_state_value.yaml"  # in configs/agents/
 
 
 _HALF = tuple(frozenset(r for r in owner_rows(p)) for p in (0, 1))
@@ -98,8 +99,11 @@ class StateValue:
         return dict(zip(STATE_FEATURES, self.weights, strict=True))
 
 
-def load_state_value(path: str | Path = SHIPPED) -> StateValue:
-    """A ``StateValue`` from YAML (``weights`` by feature name, ``scale``); plain data only."""
+def load_state_value(path: str | Path | None = None) -> StateValue:
+    """A ``StateValue`` from YAML (``weights`` by feature name, ``scale``; default: the shipped
+    fit); plain data only."""
+    if path is None:
+        path = configs_dir() / "agents" / SHIPPED_NAME
     data = yaml.safe_load(Path(path).read_text())
     if not isinstance(data, Mapping) or not isinstance(data.get("weights"), Mapping):
         raise ValueError(f"{path}: expected a mapping with 'weights' (by feature) and 'scale'")
@@ -120,7 +124,7 @@ def load_state_value(path: str | Path = SHIPPED) -> StateValue:
 @lru_cache(maxsize=1)
 def shipped_state_value() -> StateValue:
     """The shipped fit, read once per process."""
-    return load_state_value(SHIPPED)
+    return load_state_value()
 
 
 # --------------------------------------------------------------------------------- fitting
