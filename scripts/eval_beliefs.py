@@ -62,7 +62,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agents.arena.records import load_records, record_start_state  # noqa: E402
+from agents.arena.records import recorded_games  # noqa: E402
 from agents.junqi.belief import (  # noqa: E402
     BELIEFS,
     DEFAULT_BELIEF,
@@ -103,23 +103,6 @@ def record_games(count: int, seed: int, rules: str, longest: int, progress: bool
             state.apply(action)
             actions.append(action)
         games.append((start, actions))
-    return games
-
-
-def recorded_games(paths: list[str]) -> list:
-    """The Junqi games of arena records (``games.jsonl`` files, or run folders holding one):
-    ``(starting state, actions)`` pairs, in file order."""
-    games = []
-    for text in paths:
-        path = Path(text)
-        if path.is_dir():
-            path = path / "games.jsonl"
-        for record in load_records(path):
-            start = record_start_state(record)
-            if isinstance(start, JunqiState):
-                games.append((start, list(record["actions"])))
-    if not games:
-        raise ValueError(f"no Junqi games in {', '.join(paths)}")
     return games
 
 
@@ -504,7 +487,7 @@ def main(argv: list[str] | None = None) -> dict:
         parser.error("--fit-model needs --games-from")
     if args.games_from:
         try:
-            games = recorded_games(args.games_from)
+            games = recorded_games(args.games_from, "junqi")
         except (OSError, ValueError) as exc:
             parser.error(str(exc))
         if args.fit_model:

@@ -23,17 +23,16 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from eval_beliefs import recorded_games  # noqa: E402
-
+from agents.arena.records import recorded_games  # noqa: E402
 from agents.junqi.eval_config import load_eval_config  # noqa: E402
 from agents.junqi.state_value import (  # noqa: E402
     PIECE_FEATURES,
     STATE_FEATURES,
     fit_logistic,
-    fit_state_value,
+    fit_samples,
+    log_loss,
     outcome_samples,
 )
 from tbw_envs.junqi.pieces import PIECE_NAMES  # noqa: E402
@@ -42,11 +41,6 @@ from tbw_envs.junqi.pieces import PIECE_NAMES  # noqa: E402
 def games_file(path: str) -> Path:
     folder = Path(path)
     return folder / "games.jsonl" if folder.is_dir() else folder
-
-
-def log_loss(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
-    p = np.clip(1.0 / (1.0 + np.exp(-(x @ w))), 1e-12, 1 - 1e-12)
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -63,18 +57,18 @@ def main(argv: list[str] | None = None) -> dict:
 
     piece_values = dict(zip(PIECE_NAMES, load_eval_config(args.weights).piece_values,
                             strict=True))
-    value, info = fit_state_value(recorded_games(args.games), piece_values, every=args.every)
+    x_fit, y_fit = outcome_samples(recorded_games(args.games, "junqi"), args.every)
+    value, info = fit_samples(x_fit, y_fit, piece_values)
     report = {"fit": info, "weights": value.as_dict(), "scale": value.scale,
               "piece_values": {n: w / value.scale
                                for n, w in zip(PIECE_FEATURES, value.weights, strict=False)}}
     if args.test:
-        x, y = outcome_samples(recorded_games(args.test), args.every)
-        xt, yt = outcome_samples(recorded_games(args.games), args.every)
+        x, y = outcome_samples(recorded_games(args.test, "junqi"), args.every)
         hand = np.asarray([piece_values[n] for n in PIECE_FEATURES])
-        material_only = fit_logistic((xt[:, :len(hand)] @ hand)[:, None], yt)
+        material_only = fit_logistic((x_fit[:, :len(hand)] @ hand)[:, None], y_fit)
         report["test"] = {
             "samples": int(len(y)),
-            "log_loss": log_loss(x, y, np.asarray(value.weights)),
+            "log_loss": log_loss(x, y, value.weights),
             "material_log_loss": log_loss((x[:, :len(hand)] @ hand)[:, None], y, material_only),
         }
     print(json.dumps(report, indent=2))

@@ -180,3 +180,17 @@ def load_records(path: str | Path) -> list[dict[str, Any]]:
                                       f"{type(record).__name__}")
             records.append(record)
     return records
+
+
+def recorded_games(paths: Iterable[str | Path], game: str) -> list[tuple[Any, list[int]]]:
+    """The ``game`` games of arena records (``games.jsonl`` files, or run folders holding one):
+    ``(starting state, actions)`` pairs, in file order; other games' records are skipped."""
+    paths = [Path(p) for p in paths]
+    games = []
+    for path in paths:
+        for record in load_records(path / "games.jsonl" if path.is_dir() else path):
+            if record.get("game") == game:
+                games.append((record_start_state(record), list(record["actions"])))
+    if not games:
+        raise ValueError(f"no {game} games in {', '.join(map(str, paths))}")
+    return games

@@ -151,6 +151,10 @@ def outcome_samples(games: Iterable, every: int = 4) -> tuple[np.ndarray, np.nda
     return np.asarray(rows, dtype=float).reshape(-1, len(STATE_FEATURES)), np.asarray(targets)
 
 
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-z))
+
+
 def fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float = RIDGE,
                  iterations: int = 50) -> np.ndarray:
     """Weights maximising the mean log-likelihood of targets ``y`` in [0, 1] under
@@ -160,7 +164,7 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float = RIDGE,
         raise ValueError("no samples to fit")
     w = np.zeros(d)
     for _ in range(iterations):
-        p = 1.0 / (1.0 + np.exp(-(x @ w)))
+        p = _sigmoid(x @ w)
         gradient = x.T @ (y - p) / n - ridge * w
         hessian = (x.T * (p * (1 - p))) @ x / n + ridge * np.eye(d)
         step = np.linalg.solve(hessian, gradient)
@@ -168,6 +172,12 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float = RIDGE,
         if np.max(np.abs(step)) < 1e-10:
             break
     return w
+
+
+def log_loss(x: np.ndarray, y: np.ndarray, w) -> float:
+    """The mean log-loss of targets ``y`` under sigmoid(x @ w)."""
+    p = np.clip(_sigmoid(x @ np.asarray(w, dtype=float)), 1e-12, 1 - 1e-12)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
 def piece_value_scale(weights: np.ndarray, piece_values: Mapping[str, float]) -> float:
@@ -182,13 +192,17 @@ def piece_value_scale(weights: np.ndarray, piece_values: Mapping[str, float]) ->
     return scale
 
 
+def fit_samples(x: np.ndarray, y: np.ndarray, piece_values: Mapping[str, float],
+                ridge: float = RIDGE) -> tuple[StateValue, dict]:
+    """Fit a ``StateValue`` on ``outcome_samples``; also their count and the fit's log-loss."""
+    w = fit_logistic(x, y, ridge)
+    value = StateValue(tuple(float(v) for v in w), piece_value_scale(w, piece_values))
+    return value, {"samples": int(len(y)), "log_loss": log_loss(x, y, w),
+                   "draws": float(np.mean(y == 0.5))}
+
+
 def fit_state_value(games: Iterable, piece_values: Mapping[str, float], every: int = 4,
                     ridge: float = RIDGE) -> tuple[StateValue, dict]:
-    """Fit a ``StateValue`` on recorded games; also the fit's sample count and log-loss."""
+    """Fit a ``StateValue`` on recorded games (``outcome_samples`` then ``fit_samples``)."""
     x, y = outcome_samples(games, every)
-    w = fit_logistic(x, y, ridge)
-    p = np.clip(1.0 / (1.0 + np.exp(-(x @ w))), 1e-12, 1 - 1e-12)
-    log_loss = float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
-    value = StateValue(tuple(float(v) for v in w), piece_value_scale(w, piece_values))
-    return value, {"samples": int(len(y)), "log_loss": log_loss,
-                   "draws": float(np.mean(y == 0.5))}
+    return fit_samples(x, y, piece_values, ridge)

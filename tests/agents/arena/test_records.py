@@ -108,3 +108,20 @@ def test_the_digest_scheme_is_pinned():
     junqi.apply(action)
     assert (chain.start[:16], chain.step(action, junqi)) == ("5bd59688d5b944bf",
                                                              "cde639b25998412a")
+
+
+def test_recorded_games_read_one_games_records_from_folders_and_files(written_runs):
+    from agents.arena.records import recorded_games, replay_record
+
+    junqi = written_runs["junqi"]["games.jsonl"]
+    games = recorded_games([junqi.parent, written_runs["tbw"]["games.jsonl"]], "junqi")
+    records = replay_cli.load_records(junqi)
+    assert len(games) == len(records) == 2
+    for (start, actions), record in zip(games, records, strict=True):
+        assert actions == record["actions"]
+        state = start.clone()
+        for action in actions:
+            state.apply(action)
+        assert state.returns() == replay_record(record).returns()
+    with pytest.raises(ValueError, match="no junqi games in"):
+        recorded_games([written_runs["tbw"]["games.jsonl"]], "junqi")
