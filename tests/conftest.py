@@ -6,7 +6,7 @@ modules under ``tests/helpers/``).
 
 Tests skip with the reason when an optional library is not installed (``importorskip``,
 ``skipif``): right on a developer's machine, wrong in CI, where the README's two commands install
-every integration the README lists. With ``--require-integrations=train,fast,integrations`` (the
+every integration the README lists. With ``--require-integrations=train,fast,integrations,web`` (the
 README's test command) or ``--require-integrations=rllib`` (its RLlib command, in its own
 environment), a skip whose reason says a library is missing ("not installed", "could not
 import", "No module named", or "needs"/"requires" with a library's name) fails instead, unless
@@ -30,6 +30,8 @@ EXTRA_LIBRARIES = {
     "fast": {"numba"},
     "integrations": {"torchrl", "tensordict", "tianshou", "supersuit"},
     "rllib": {"ray", "torch"},
+    "web": {"starlette", "uvicorn", "httpx2"},
+    "browser": {"playwright"},
 }
 MISSING = re.compile(r"not installed|could not import|no module named", re.I)
 NEEDS = re.compile(r"\b(needs|requires)\b", re.I)  # "needs the train extra (torch, ...)"

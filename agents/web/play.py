@@ -1,0 +1,354 @@
+"""A person against an agent: one ``PlaySession`` per game, kept in a ``SessionStore``.
+
+The session owns the game state; the person gets only their view of it (``agents.web.views``).
+The agent thinks in a worker thread, so the server keeps answering (the page polls and shows
+that the agent is thinking); a TBW turn is all of the agent's unit actions, applied one by one
+so the page can follow them.
+
+What a page may ask for is limited: a registry agent by spec, with no file paths in its
+parameters. Agents that load files (``ppo:path=...``, ``weights=my.yaml``, your own
+``file.py:Name``) are offered only when the person who started the server listed them
+(``scripts/serve.py --agents``), since the server would otherwise load any file a page names.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from agents.junqi.deployment import LAYOUT_POLICIES
+from agents.registry import make_agent, parse_agent_spec
+from agents.user_agents import is_user_spec
+from agents.web.views import board_json, position_json, revealed_json
+from tbw_envs.core.contract import is_integer, kind_of, short_repr
+from tbw_envs.core.errors import IllegalActionError
+from tbw_envs.games import GAMES, get_game
+from tbw_envs.junqi.layout import coerce_layout, format_layout
+
+__all__ = ["PlayError", "PlaySession", "SessionStore", "check_page_spec", "OPPONENT_EXAMPLES"]
+
+MAX_SEED = 2**63 - 1
+LOG_LINES = 300  # the last actions the page lists
+MAX_SPEC_CHARS = 500
+# Suggestions for the page's opponent box; any registry spec is accepted.
+OPPONENT_EXAMPLES = {
+    "tbw": ["random", "greedy", "greedy:weights=tuned", "alg2", "exact", "tree:solves=40",
+            "oep:generations=20", "ppo:pretrained"],
+    "junqi": ["random", "greedy", "greedy:weights=tuned", "ismcts:iterations=200",
+              "ismcts:seconds=1", "ucbmcts:iterations=200,weights=tuned", "mcts:iterations=200",
+              "ppo:pretrained"],
+}
+_FILE_SUFFIXES = (".py", ".yaml", ".yml", ".zip", ".npz", ".json", ".pt", ".pth", ".txt")
+
+
+class PlayError(ValueError):
+    """A request the game cannot take: the message says what and why; nothing changed."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+def check_page_spec(spec: Any, game: str, allowed: Sequence[str] = ()) -> str:
+    """``spec`` if a page may name it for ``game``: any registry spec without file paths, or one
+    of ``allowed`` (the specs the server was started with) as it stands."""
+    if not isinstance(spec, str):
+        raise PlayError(f"opponent must be an agent spec (text), got {kind_of(spec)} "
+                        f"{short_repr(spec)}")
+    spec = spec.strip()
+    if not spec or len(spec) > MAX_SPEC_CHARS:
+        raise PlayError(f"opponent must be an agent spec of 1 to {MAX_SPEC_CHARS} characters")
+    if spec in allowed:
+        return spec
+    if is_user_spec(spec):
+        raise PlayError(f"opponent {short_repr(spec)}: your own agent files are offered only "
+                        f"when the server is started with them (scripts/serve.py --agents "
+                        f"{short_repr(spec)})")
+    try:
+        _, values = parse_agent_spec(spec, game)
+    except ValueError as exc:
+        raise PlayError(f"opponent: {exc}") from None
+    for key, value in values.items():
+        if isinstance(value, str) and (any(c in value for c in "/\\")
+                                       or value.lower().endswith(_FILE_SUFFIXES)):
+            raise PlayError(f"opponent {short_repr(spec)}: {key}={short_repr(value)} names a "
+                            f"file; agents that load files are offered only when the server is "
+                            f"started with them (scripts/serve.py --agents)")
+    return spec
+
+
+def _check_seat(seat: Any) -> int:
+    if isinstance(seat, bool) or not is_integer(seat) or int(seat) not in (0, 1):
+        raise PlayError(f"seat must be 0 (moves first) or 1, got {short_repr(seat)}")
+    return int(seat)
+
+
+def _check_seed(seed: Any) -> int:
+    if seed is None:
+        return secrets.randbelow(2**31)
+    if isinstance(seed, bool) or not is_integer(seed) or not 0 <= int(seed) <= MAX_SEED:
+        raise PlayError(f"seed must be null or an integer 0 to 2**63-1, got {short_repr(seed)}")
+    return int(seed)
+
+
+class PlaySession:
+    """One game of a person (``human_seat``) against an agent built from ``opponent``.
+
+    ``layout`` (Junqi) is the person's: a layout policy name ("random", "heuristic"), 6 rows of
+    5 piece codes in their own frame (front row first; "." or null on camps), or layout text.
+    ``opponent_layout`` overrides the agent's own choice (for tests)."""
+
+    def __init__(self, game: str, variant: Any, opponent: str, human_seat: int,
+                 seed: int | None = None, layout: Any = "random",
+                 opponent_layout: Any = None, executor: ThreadPoolExecutor | None = None):
+        if game not in GAMES:
+            raise PlayError(f"unknown game {short_repr(game)}; games are {list(GAMES)}")
+        self.game = game
+        description = get_game(game)
+        if variant is None:
+            variant = description.default_variant
+        try:
+            self.variant = description.load_variant(variant)
+        except ValueError as exc:
+            raise PlayError(f"{description.variant_noun}: {exc}") from None
+        self.variant_name = variant if isinstance(variant, str) else self.variant.name
+        self.human_seat = _check_seat(human_seat)
+        self.agent_seat = 1 - self.human_seat
+        self.seed = _check_seed(seed)
+        self.opponent = opponent
+        try:
+            self.agent = make_agent(opponent, seed=self.seed, game=game, variant=self.variant_name)
+            self.agent.reset(self.seed)
+        except ValueError as exc:
+            raise PlayError(f"opponent: {exc}") from None
+        self.layouts: tuple[str, str] | None = None
+        if description.has_layouts:
+            self.state = self._junqi_start(layout, opponent_layout)
+        else:
+            self.state = description.new_state(self.variant, self.seed)
+        self.board = board_json(game, self.variant)
+        self.actions: list[int] = []
+        self.log: list[dict[str, Any]] = []  # each action in words, as it was played
+        self.error: str | None = None  # the agent failed: the game stops, the page says why
+        self.created = self.touched = time.monotonic()
+        self._lock = threading.Lock()
+        self._executor = executor
+        self._thinking: Future | None = None
+        self._start_agent_if_due()
+
+    def _junqi_start(self, layout: Any, opponent_layout: Any) -> Any:
+        rng = random.Random(self.seed)
+        human = self._human_layout(layout, rng)
+        if opponent_layout is not None:
+            agent_layout = coerce_layout(opponent_layout, "opponent layout")
+        else:
+            chooser = getattr(self.agent, "layout", None)
+            agent_layout = (coerce_layout(chooser(rng, self.variant), "the agent's layout")
+                            if callable(chooser) else LAYOUT_POLICIES["random"](rng))
+        pair = [None, None]
+        pair[self.human_seat], pair[self.agent_seat] = human, agent_layout
+        self.layouts = (format_layout(pair[0]), format_layout(pair[1]))
+        return get_game("junqi").new_state(self.variant, layouts=pair)
+
+    @staticmethod
+    def _human_layout(layout: Any, rng: random.Random) -> Any:
+        if isinstance(layout, str) and layout in LAYOUT_POLICIES:
+            return LAYOUT_POLICIES[layout](rng)
+        if isinstance(layout, (list, tuple)) and len(layout) == 6:
+            # Rows of 5 codes from the page; camps may come as None.
+            layout = [[("." if token is None else token) for token in row]
+                      if isinstance(row, (list, tuple)) else row for row in layout]
+        elif not (isinstance(layout, str) and "\n" in layout):
+            raise PlayError(f"layout must be one of {sorted(LAYOUT_POLICIES)}, 6 rows of 5 "
+                            f"piece codes, or layout text; got {short_repr(layout)}")
+        try:
+            return coerce_layout(layout, "your layout")
+        except ValueError as exc:
+            raise PlayError(str(exc)) from None
+
+    # ------------------------------------------------------------------ what the page sees
+    @property
+    def thinking(self) -> bool:
+        return self._thinking is not None and not self._thinking.done()
+
+    def snapshot(self) -> dict[str, Any]:
+        """The person's view, and the whole board once the game is over."""
+        with self._lock:
+            self.touched = time.monotonic()
+            state = self.state
+            over = state.is_terminal()
+            my_turn = (not over and state.current_player == self.human_seat
+                       and not self.thinking and self.error is None)
+            view = state.view(self.human_seat)
+            out: dict[str, Any] = {
+                "game": self.game,
+                "variant": self.variant_name,
+                "opponent": self.opponent,
+                "seat": self.human_seat,
+                "plies": len(self.actions),
+                "thinking": self.thinking,
+                "your_turn": my_turn,
+                "over": over,
+                "error": self.error,
+                "log": self.log[-LOG_LINES:],
+                "position": position_json(self.game, view, legal=my_turn),
+            }
+            if over:
+                out["returns"] = list(state.returns())
+                out["revealed"] = revealed_json(self.game, state)
+                if self.layouts is not None:
+                    out["layouts"] = list(self.layouts)
+            return out
+
+    # ------------------------------------------------------------------ moves
+    def move(self, action: Any) -> dict[str, Any]:
+        """Play the person's ``action``; an illegal one raises ``PlayError`` and changes
+        nothing. Then the agent starts thinking if it is its turn."""
+        with self._lock:
+            self.touched = time.monotonic()
+            state = self.state
+            if self.error is not None:
+                raise PlayError(f"the game stopped: {self.error}", status=409)
+            if state.is_terminal():
+                raise PlayError("the game is over", status=409)
+            if self.thinking or state.current_player != self.human_seat:
+                raise PlayError("it is the agent's turn; wait for its move", status=409)
+            if isinstance(action, bool) or not is_integer(action):
+                raise PlayError(f"action must be an integer action id, got {kind_of(action)} "
+                                f"{short_repr(action)}")
+            action = int(action)
+            if action not in state.legal_actions():
+                words = self._words(action)
+                raise PlayError(f"illegal move: {words} is not legal here")
+            self._apply(action)
+        self._start_agent_if_due()
+        return self.snapshot()
+
+    def _apply(self, action: Any) -> None:
+        """Play ``action`` (the core refuses an illegal one and changes nothing) and log it;
+        called with the lock held."""
+        player = self.state.current_player
+        words = get_game(self.game).describe_action(self.state, action)
+        self.state.apply(action)
+        self.actions.append(int(action))
+        self.log.append({"player": player, "text": f"player {player}: {words}"})
+
+    def _words(self, action: int) -> str:
+        try:
+            return f"action {action} ({get_game(self.game).describe_action(self.state, action)})"
+        except (ValueError, IllegalActionError):
+            return f"action {action} (not an action of this game)"
+
+    def _start_agent_if_due(self) -> None:
+        with self._lock:
+            due = (not self.state.is_terminal() and self.state.current_player == self.agent_seat
+                   and not self.thinking and self.error is None)
+            if not due:
+                return
+            if self._executor is None:  # no worker: think here (tests, scripts)
+                self._thinking = None
+        if self._executor is None:
+            self._agent_turn()
+        else:
+            self._thinking = self._executor.submit(self._agent_turn)
+
+    def _agent_turn(self) -> None:
+        """Every agent action until the person is to move (TBW: a whole turn)."""
+        while True:
+            with self._lock:
+                state = self.state
+                if state.is_terminal() or state.current_player != self.agent_seat:
+                    return
+                view = state.view(self.agent_seat)
+            try:
+                action = self.agent.act(view)
+            except Exception as exc:  # the page must learn why the game stopped
+                with self._lock:
+                    self.error = f"the agent failed: {type(exc).__name__}: {short_repr(str(exc))}"
+                return
+            with self._lock:
+                try:
+                    self._apply(action)
+                except (IllegalActionError, ValueError) as exc:
+                    self.error = f"the agent played an illegal move: {short_repr(str(exc))}"
+                    return
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until the agent has moved (tests and scripts)."""
+        future = self._thinking
+        if future is not None:
+            future.result(timeout)
+
+
+class SessionStore:
+    """The games being played, by id; at most ``max_sessions`` (the least recently used one
+    is dropped to make room) and each dropped after ``idle_seconds`` without a request."""
+
+    def __init__(self, max_sessions: int = 32, idle_seconds: float = 3600.0,
+                 threads: int = 2, allowed_specs: Sequence[str] = ()):
+        self.max_sessions = max_sessions
+        self.idle_seconds = idle_seconds
+        self.allowed_specs = tuple(allowed_specs)
+        self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="agent")
+        self._sessions: OrderedDict[str, PlaySession] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def create(self, request: Any) -> tuple[str, PlaySession]:
+        if not isinstance(request, dict):
+            raise PlayError(f"expected a JSON object, got {kind_of(request)}")
+        known = {"game", "variant", "opponent", "seat", "seed", "layout"}
+        unknown = sorted(set(request) - known)
+        if unknown:
+            raise PlayError(f"unknown field(s) {unknown}; fields are {sorted(known)}")
+        game = request.get("game")
+        if game not in GAMES:
+            raise PlayError(f"game must be one of {list(GAMES)}, got {short_repr(game)}")
+        opponent = check_page_spec(request.get("opponent", "random"), game, self.allowed_specs)
+        variant = request.get("variant")
+        if variant is not None and (not isinstance(variant, str)
+                                    or variant not in get_game(game).variants()):
+            raise PlayError(f"variant must be one of {get_game(game).variants()}, got "
+                            f"{short_repr(variant)}")
+        session = PlaySession(game, variant, opponent, request.get("seat", 0),
+                              seed=request.get("seed"), layout=request.get("layout", "random"),
+                              executor=self.executor)
+        session_id = secrets.token_urlsafe(16)
+        with self._lock:
+            self._drop_idle()
+            while len(self._sessions) >= self.max_sessions:
+                self._sessions.popitem(last=False)
+            self._sessions[session_id] = session
+        return session_id, session
+
+    def get(self, session_id: str) -> PlaySession:
+        with self._lock:
+            self._drop_idle()
+            session = self._sessions.get(session_id)
+            if session is None:
+                raise PlayError("no such game (it ended long ago, or the server restarted)",
+                                status=404)
+            self._sessions.move_to_end(session_id)
+            return session
+
+    def delete(self, session_id: str) -> None:
+        with self._lock:
+            if self._sessions.pop(session_id, None) is None:
+                raise PlayError("no such game", status=404)
+
+    def _drop_idle(self) -> None:
+        now = time.monotonic()
+        for key in [k for k, s in self._sessions.items()
+                    if now - s.touched > self.idle_seconds and not s.thinking]:
+            del self._sessions[key]
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)

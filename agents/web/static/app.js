@@ -1,0 +1,600 @@
+// tbw-envs in the browser: play against an agent, watch recorded games. Plain JavaScript,
+// no build step, nothing fetched but this server's own API.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+const SIDE_COLORS = ["#2b6cb0", "#c53030"];
+const SIDE_LIGHT = ["#dbeafe", "#fee2e2"];
+const TERRAIN_COLORS = {
+  plain: "#eef6e4", grass: "#eef6e4", forest: "#9ccc9c", woods: "#9ccc9c", mountain: "#a8a29e",
+  hill: "#d6c39a", hills: "#d6c39a", water: "#9fd0f5", lake: "#9fd0f5", river: "#9fd0f5",
+  sea: "#7fb8e6", wall: "#4a5568", road: "#f3e3a0", fort: "#f6c98b", sand: "#f5e6b8",
+  swamp: "#b5c99a",
+};
+
+let games = {};        // name -> game description from /api/games
+
+// ------------------------------------------------------------------ helpers
+function el(tag, attrs = {}, parent = null, text = null) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text !== null) node.textContent = text;
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function html(tag, attrs = {}, parent = null, text = null) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text !== null) node.textContent = text;
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+async function api(method, url, body) {
+  const options = { method, headers: {} };
+  if (body !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch(url, options);
+  let data;
+  try { data = await response.json(); } catch (e) { data = { error: `${response.status} ${response.statusText}` }; }
+  if (!response.ok) throw new Error(data.error || `${response.status}`);
+  return data;
+}
+
+function terrainColor(name) {
+  if (TERRAIN_COLORS[name]) return TERRAIN_COLORS[name];
+  let hash = 0;
+  for (const c of name) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
+  return `hsl(${hash % 360}, 35%, 75%)`;
+}
+
+function resultWords(result) {
+  return { moved: "moved", attacker_won: "took the piece", attacker_lost: "was taken",
+           both_removed: "both removed" }[result] || result;
+}
+
+function show(id, visible) { $(id).hidden = !visible; }
+
+// ------------------------------------------------------------------ TBW drawing
+const TILE = 44;
+
+function tbwGeometry(board) {
+  const hex = board.topology === "hex";
+  const pitchY = hex ? TILE * 0.866 : TILE;
+  const center = (row, col) => [
+    col * TILE + TILE / 2 + (hex && row % 2 ? TILE / 2 : 0) + 6,
+    row * pitchY + TILE / 2 + 6,
+  ];
+  const width = board.cols * TILE + (hex ? TILE / 2 : 0) + 12;
+  const height = (board.rows - 1) * pitchY + TILE + 12;
+  return { hex, center, width, height };
+}
+
+function tileShape(svg, geo, row, col, attrs) {
+  const [x, y] = geo.center(row, col);
+  if (geo.hex) {
+    const r = TILE / Math.sqrt(3);
+    const points = [];
+    for (let i = 0; i < 6; i++) {
+      const a = Math.PI / 180 * (60 * i - 30);
+      points.push(`${(x + r * Math.cos(a)).toFixed(1)},${(y + r * Math.sin(a)).toFixed(1)}`);
+    }
+    return el("polygon", { points: points.join(" "), ...attrs }, svg);
+  }
+  return el("rect", { x: x - TILE / 2, y: y - TILE / 2, width: TILE, height: TILE, ...attrs }, svg);
+}
+
+// marks: {tiles: {"r,c": color}, rings: {uid: color}, selected: uid, onTile, onUnit}
+function drawTBW(container, board, position, marks = {}) {
+  const geo = tbwGeometry(board);
+  container.innerHTML = "";
+  const svg = el("svg", { width: geo.width, height: geo.height, viewBox: `0 0 ${geo.width} ${geo.height}`,
+                          "data-game": "tbw" }, container);
+  for (let row = 0; row < board.rows; row++) {
+    for (let col = 0; col < board.cols; col++) {
+      const name = board.terrain[row * board.cols + col];
+      const key = `${row},${col}`;
+      const shape = tileShape(svg, geo, row, col, {
+        fill: terrainColor(name), stroke: "#fff", "stroke-width": 1,
+        "data-tile": key, class: marks.onTile ? "clickable" : "",
+      });
+      const title = el("title", {}, shape, `(${row}, ${col}) ${name}`);
+      if (marks.tiles && marks.tiles[key]) {
+        tileShape(svg, geo, row, col, { fill: marks.tiles[key], "fill-opacity": 0.45,
+                                        stroke: marks.tiles[key], "stroke-width": 2,
+                                        "data-tile": key, class: "clickable mark" })
+          .addEventListener("click", () => marks.onTile && marks.onTile(row, col));
+      }
+      if (marks.onTile) shape.addEventListener("click", () => marks.onTile(row, col));
+      void title;
+    }
+  }
+  for (const unit of position.units) {
+    if (!unit.alive) continue;
+    const spec = board.units[unit.id];
+    const [x, y] = geo.center(unit.row, unit.col);
+    const g = el("g", { "data-unit": unit.id, class: "clickable", opacity: unit.acted ? 0.5 : 1 }, svg);
+    el("title", {}, g, `#${unit.id} ${spec.type}${spec.leader ? " (leader)" : ""}, side ${spec.side}: ` +
+       `hp ${unit.hp}/${spec.max_hp}, atk ${spec.atk}, move ${spec.move}, range ${spec.range[0]}-${spec.range[1]}` +
+       (unit.acted ? ", has acted" : ""));
+    const ring = marks.rings && marks.rings[unit.id];
+    el("circle", { cx: x, cy: y, r: 16, fill: SIDE_COLORS[spec.side],
+                   stroke: ring || (spec.leader ? "#d69e2e" : "#fff"),
+                   "stroke-width": ring ? 4 : (spec.leader ? 3 : 1.5) }, g);
+    if (marks.selected === unit.id) el("circle", { cx: x, cy: y, r: 20, fill: "none", stroke: "#d69e2e", "stroke-width": 3 }, g);
+    el("text", { x, y: y + 4, "text-anchor": "middle", "font-size": 12, "font-weight": 700, fill: "#fff" },
+       g, spec.type.slice(0, 2).toUpperCase());
+    const frac = Math.max(0, unit.hp / spec.max_hp);
+    el("rect", { x: x - 16, y: y + 17, width: 32, height: 4, fill: "#2d3748" }, g);
+    el("rect", { x: x - 16, y: y + 17, width: 32 * frac, height: 4, fill: frac > 0.5 ? "#38a169" : frac > 0.25 ? "#d69e2e" : "#e53e3e" }, g);
+    el("text", { x: x + 14, y: y - 10, "font-size": 10, fill: "#1a202c", "font-weight": 700 }, g, String(unit.hp));
+    if (marks.onUnit) g.addEventListener("click", (event) => { event.stopPropagation(); marks.onUnit(unit.id); });
+  }
+  return svg;
+}
+
+// ------------------------------------------------------------------ Junqi drawing
+const PITCH_X = 72, PITCH_Y = 46, RIVER = 34;
+
+function junqiXY(post, flip) {
+  let row = Math.floor(post / 5), col = post % 5;
+  if (flip) { row = 11 - row; col = 4 - col; }
+  return [col * PITCH_X + 50, row * PITCH_Y + 30 + (row >= 6 ? RIVER : 0)];
+}
+
+// marks: {selected: post, targets: Set(post), last: {from, to}, onPost}
+function drawJunqi(container, board, position, flip, marks = {}) {
+  container.innerHTML = "";
+  const width = 4 * PITCH_X + 100, height = 11 * PITCH_Y + RIVER + 60;
+  const svg = el("svg", { width, height, viewBox: `0 0 ${width} ${height}`, "data-game": "junqi" }, container);
+  for (const [a, b, kind] of board.links) {
+    const [x1, y1] = junqiXY(a, flip), [x2, y2] = junqiXY(b, flip);
+    el("line", { x1, y1, x2, y2, stroke: kind === "rail" ? "#4a5568" : "#a0aec0",
+                 "stroke-width": kind === "rail" ? 4 : 1.5 }, svg);
+  }
+  const camps = new Set(board.camps), hqs = new Set(board.headquarters);
+  for (let post = 0; post < 60; post++) {
+    const [x, y] = junqiXY(post, flip);
+    if (camps.has(post)) el("circle", { cx: x, cy: y, r: 21, fill: "#fefcbf", stroke: "#a0aec0" }, svg);
+    else if (hqs.has(post)) el("rect", { x: x - 30, y: y - 18, width: 60, height: 36, rx: 14, fill: "#fbd38d", stroke: "#a0aec0" }, svg);
+    else el("rect", { x: x - 27, y: y - 15, width: 54, height: 30, rx: 3, fill: "#f7fafc", stroke: "#cbd5e0" }, svg);
+  }
+  if (marks.last) {
+    for (const post of [marks.last.from, marks.last.to]) {
+      const [x, y] = junqiXY(post, flip);
+      el("rect", { x: x - 31, y: y - 19, width: 62, height: 38, rx: 5, fill: "none", stroke: "#d69e2e",
+                   "stroke-width": 2, "stroke-dasharray": "4 3" }, svg);
+    }
+  }
+  const pieceName = Object.fromEntries(board.pieces.map((p) => [p.code, p]));
+  for (let post = 0; post < 60; post++) {
+    const [x, y] = junqiXY(post, flip);
+    const piece = position.posts[post];
+    const g = el("g", { "data-post": board.posts[post], class: marks.onPost ? "clickable" : "" }, svg);
+    el("rect", { x: x - 27, y: y - 15, width: 54, height: 30, fill: "transparent" }, g);
+    if (piece) {
+      const hidden = piece.piece === null;
+      el("rect", { x: x - 25, y: y - 13, width: 50, height: 26, rx: 4,
+                   fill: hidden ? SIDE_COLORS[piece.owner] : SIDE_LIGHT[piece.owner],
+                   stroke: SIDE_COLORS[piece.owner], "stroke-width": marks.selected === post ? 4 : 1.5 }, g);
+      const info = hidden ? null : pieceName[piece.piece];
+      el("text", { x, y: y + 5, "text-anchor": "middle", "font-size": hidden ? 15 : 14, "font-weight": 700,
+                   fill: hidden ? "#fff" : SIDE_COLORS[piece.owner] }, g, hidden ? "?" : info.code);
+      let title = `${board.posts[post]}: player ${piece.owner}'s `;
+      title += hidden ? `hidden piece; it may be ${piece.possible ? piece.possible.join(" ") : "anything"}` :
+        `${info.name.replace("_", " ")} (${info.code}, ${info.chinese})`;
+      if (piece.moved) title += ", has moved";
+      el("title", {}, g, title);
+    } else {
+      el("title", {}, g, board.posts[post]);
+    }
+    if (marks.targets && marks.targets.has(post)) {
+      el("circle", { cx: x, cy: y, r: 9, fill: "#38a169", "fill-opacity": 0.8, class: "target" }, g);
+    }
+    if (marks.onPost) g.addEventListener("click", () => marks.onPost(post));
+  }
+  // Row letters and the river.
+  for (let row = 0; row < 12; row++) {
+    const [, y] = junqiXY(row * 5, flip);
+    el("text", { x: 8, y: y + 4, "font-size": 11, fill: "#718096" }, svg, "ABCDEFGHIJKL"[row]);
+  }
+  return svg;
+}
+
+// ------------------------------------------------------------------ Play
+const play = { id: null, board: null, state: null, poll: null, selected: null, dest: null, layoutRows: null, picked: null };
+
+function fillGameSelects() {
+  for (const select of [$("play-game")]) {
+    select.innerHTML = "";
+    for (const name of Object.keys(games)) html("option", { value: name }, select, games[name].title);
+  }
+  onPlayGameChange();
+}
+
+function onPlayGameChange() {
+  const game = games[$("play-game").value];
+  $("play-variant-noun").textContent = game.variant_noun[0].toUpperCase() + game.variant_noun.slice(1);
+  const variant = $("play-variant");
+  variant.innerHTML = "";
+  for (const v of game.variants) html("option", { value: v }, variant, v);
+  variant.value = game.default_variant;
+  const list = $("play-opponents");
+  list.innerHTML = "";
+  for (const spec of game.opponents) html("option", { value: spec }, list);
+  show("layout-choice", game.has_layouts);
+  show("deploy", false);
+}
+
+async function startGame(event) {
+  event.preventDefault();
+  const game = $("play-game").value;
+  if (games[game].has_layouts && $("play-layout").value === "arrange" && !play.layoutRows) {
+    await openDeploy();
+    return;
+  }
+  const layout = games[game].has_layouts
+    ? ($("play-layout").value === "arrange" ? play.layoutRows : $("play-layout").value) : undefined;
+  const request = { game, variant: $("play-variant").value, opponent: $("play-opponent").value.trim(),
+                    seat: Number($("play-seat").value) };
+  if (layout !== undefined) request.layout = layout;
+  stopPolling();
+  setPlayError(null);
+  $("play-status").textContent = "Starting...";
+  try {
+    const data = await api("POST", "/api/play", request);
+    play.id = data.id; play.board = data.board; play.selected = null; play.dest = null;
+    play.layoutRows = null;
+    show("deploy", false);
+    updatePlay(data.state);
+  } catch (error) {
+    $("play-status").textContent = "Could not start the game.";
+    setPlayError(error.message);
+    if (games[game].has_layouts && $("play-layout").value === "arrange") show("deploy", true);
+  }
+}
+
+function setPlayError(message) {
+  $("play-error").textContent = message || "";
+  show("play-error", !!message);
+}
+
+function stopPolling() { if (play.poll) { clearTimeout(play.poll); play.poll = null; } }
+
+async function pollPlay() {
+  play.poll = null;
+  if (!play.id) return;
+  try {
+    const data = await api("GET", `/api/play/${play.id}`);
+    updatePlay(data.state);
+  } catch (error) {
+    setPlayError(error.message);
+  }
+}
+
+function updatePlay(state) {
+  play.state = state;
+  show("play-thinking", state.thinking || (!state.your_turn && !state.over && !state.error));
+  if (state.error) setPlayError(state.error);
+  const you = state.seat;
+  let status;
+  if (state.over) {
+    const r = state.returns[you];
+    status = r > 0 ? "You won!" : r < 0 ? "You lost." : "A draw.";
+    status += ` (${(state.position.end_reason || "").replaceAll("_", " ")}, ${state.plies} plies)`;
+  } else if (state.your_turn) {
+    status = `Your move (player ${you}).`;
+  } else {
+    status = `${state.opponent} is to move.`;
+  }
+  $("play-status").textContent = status;
+  renderPlay();
+  if (!state.over && !state.your_turn && !state.error) play.poll = setTimeout(pollPlay, 250);
+}
+
+function renderPlay() {
+  const state = play.state, board = play.board;
+  const actions = $("play-actions");
+  actions.innerHTML = "";
+  if (board.game === "tbw") renderPlayTBW(state, board, actions);
+  else renderPlayJunqi(state, board, actions);
+}
+
+function renderPlayTBW(state, board, actions) {
+  const position = state.position;
+  const options = position.options || {};
+  const marks = { tiles: {}, rings: {}, selected: play.selected };
+  const unitAt = {};
+  for (const u of position.units) if (u.alive) unitAt[`${u.row},${u.col}`] = u.id;
+  const chosen = play.selected !== null ? options[String(play.selected)] : null;
+  if (chosen) {
+    for (const option of chosen) {
+      const key = option.tile.join(",");
+      marks.tiles[key] = play.dest === key ? "#d69e2e" : "#4299e1";
+      if (play.dest === null || play.dest === key) {
+        for (const act of option.actions) if (act.target !== null) marks.rings[act.target] = "#e53e3e";
+      }
+    }
+  }
+  const send = (action) => sendMove(action);
+  const destOption = chosen && play.dest !== null ? chosen.find((o) => o.tile.join(",") === play.dest) : null;
+  marks.onTile = state.your_turn ? (row, col) => {
+    const key = `${row},${col}`;
+    if (!chosen) return;
+    const option = chosen.find((o) => o.tile.join(",") === key);
+    if (!option) { play.selected = null; play.dest = null; renderPlay(); return; }
+    if (play.dest === key) { send(option.actions[0].action); return; }  // second click: move only
+    play.dest = key;
+    if (option.actions.length === 1) { send(option.actions[0].action); return; }
+    renderPlay();
+  } : null;
+  marks.onUnit = state.your_turn ? (uid) => {
+    if (destOption) {
+      const attack = destOption.actions.find((a) => a.target === uid);
+      if (attack) { send(attack.action); return; }
+    }
+    if (options[String(uid)]) {
+      if (play.selected === uid) {  // clicking the selected unit again: act where it stands
+        const u = position.units[uid];
+        marks.onTile(u.row, u.col);
+        return;
+      }
+      play.selected = uid; play.dest = null; renderPlay(); return;
+    }
+    const u = position.units[uid];
+    if (chosen) marks.onTile(u.row, u.col);
+  } : null;
+  drawTBW($("play-board"), board, position, marks);
+  if (state.your_turn) {
+    if (destOption) {
+      const stay = html("button", { type: "button", id: "tbw-no-attack" }, actions, "Move without attacking");
+      stay.addEventListener("click", () => send(destOption.actions[0].action));
+      for (const act of destOption.actions.slice(1)) {
+        const target = board.units[act.target];
+        const b = html("button", { type: "button", class: "tbw-attack" }, actions, `Attack #${act.target} ${target.type}`);
+        b.addEventListener("click", () => send(act.action));
+      }
+    }
+    const end = html("button", { type: "button", id: "tbw-end-turn" }, actions, "End turn");
+    end.addEventListener("click", () => send(board.end_turn));
+  }
+  const ready = Object.keys(options).length;
+  $("play-info").innerHTML = "";
+  html("div", {}, $("play-info"), `Turn ${position.turn} of ${board.max_turns}; win by ${board.win}. ` +
+       (state.your_turn ? `${ready} of your units may still act: click one, then a blue tile, then a red-ringed enemy (or the tile again to move without attacking).` : ""));
+  renderLog(state.log || []);
+}
+
+function renderLog(entries) {
+  const log = $("play-log");
+  log.innerHTML = "";
+  for (const entry of entries) html("li", { class: `p${entry.player}` }, log, entry.text);
+  log.scrollTop = log.scrollHeight;
+}
+
+function junqiLegend(parent, board) {
+  html("div", { class: "legend" }, parent,
+       board.pieces.map((p) => `${p.code} ${p.name.replace("_", " ")}`).join(" · "));
+}
+
+function junqiLog(position, board) {
+  return position.history.map((ply) => ({
+    player: ply.player,
+    text: `player ${ply.player}: ${board.posts[ply.from]}-${board.posts[ply.to]} ${resultWords(ply.result)}`,
+  }));
+}
+
+function renderPlayJunqi(state, board, actions) {
+  const flip = state.seat === 1;
+  const over = state.over;
+  const position = over ? state.revealed : state.position;
+  const history = state.position.history;
+  const marks = {};
+  if (history.length) marks.last = { from: history[history.length - 1].from, to: history[history.length - 1].to };
+  const moves = state.position.moves || [];
+  if (play.selected !== null) {
+    marks.selected = play.selected;
+    marks.targets = new Set(moves.filter((m) => m[0] === play.selected).map((m) => m[1]));
+  }
+  if (state.your_turn) {
+    marks.onPost = (post) => {
+      const move = play.selected !== null && moves.find((m) => m[0] === play.selected && m[1] === post);
+      if (move) { play.selected = null; sendMove(move[2]); return; }
+      play.selected = moves.some((m) => m[0] === post) ? post : null;
+      renderPlay();
+    };
+  }
+  drawJunqi($("play-board"), board, position, flip, marks);
+  const info = $("play-info");
+  info.innerHTML = "";
+  const limit = board.no_collision_limit;
+  html("div", {}, info, `Ply ${state.position.ply}. No collision for ${state.position.quiet_plies}` +
+       (limit ? ` of ${limit} plies (then ${board.no_collision_result.replaceAll("_", " ")}).` : " plies."));
+  const flags = state.position.flag_revealed.map((p, side) => p === null ? null : `player ${side}'s flag is at ${board.posts[p]}`).filter(Boolean);
+  if (flags.length) html("div", {}, info, flags.join("; ") + " (its marshal fell).");
+  if (over) html("div", {}, info, "The game is over: every piece is shown.");
+  else if (state.your_turn) html("div", {}, info, "Click one of your pieces, then a green dot. Hover a hidden piece to see what it may be.");
+  junqiLegend(info, board);
+  renderLog(junqiLog(state.position, board));
+}
+
+async function sendMove(action) {
+  stopPolling();
+  try {
+    const data = await api("POST", `/api/play/${play.id}/move`, { action });
+    play.selected = null; play.dest = null;
+    setPlayError(null);
+    updatePlay(data.state);
+  } catch (error) {
+    setPlayError(error.message);
+    pollPlay();
+  }
+}
+
+// Junqi deployment by hand
+async function openDeploy() {
+  try {
+    const data = await api("GET", "/api/junqi/layout?policy=heuristic");
+    play.layoutRows = data.rows;
+    play.pieces = data.pieces;
+    play.layoutHeadquarters = data.headquarters;
+  } catch (error) { setPlayError(error.message); return; }
+  play.picked = null;
+  show("deploy", true);
+  renderDeploy();
+}
+
+function renderDeploy() {
+  const grid = $("deploy-grid");
+  grid.innerHTML = "";
+  const codes = Object.fromEntries(play.pieces.map((p) => [p.code, p]));
+  play.layoutRows.forEach((row, r) => row.forEach((token, c) => {
+    const index = r * 5 + c;
+    const camp = token === null || token === ".";
+    const cell = html("div", { class: `cell ${camp ? "camp" : "piece"}${play.layoutHeadquarters.includes(index) ? " hq" : ""}`,
+                               "data-cell": index, draggable: camp ? "false" : "true" }, grid,
+                      camp ? "camp" : token);
+    if (camp) return;
+    if (codes[token]) cell.title = `${codes[token].name.replace("_", " ")} (${codes[token].chinese})`;
+    if (play.picked === index) cell.classList.add("picked");
+    cell.addEventListener("dragstart", (e) => { e.dataTransfer.setData("text/plain", String(index)); });
+    cell.addEventListener("dragover", (e) => e.preventDefault());
+    cell.addEventListener("drop", (e) => { e.preventDefault(); swapCells(Number(e.dataTransfer.getData("text/plain")), index); });
+    cell.addEventListener("click", () => {
+      if (play.picked === null) { play.picked = index; renderDeploy(); }
+      else { const a = play.picked; play.picked = null; swapCells(a, index); }
+    });
+  }));
+}
+
+function swapCells(a, b) {
+  if (a === b || Number.isNaN(a)) { renderDeploy(); return; }
+  const rows = play.layoutRows;
+  const [ra, ca, rb, cb] = [Math.floor(a / 5), a % 5, Math.floor(b / 5), b % 5];
+  [rows[ra][ca], rows[rb][cb]] = [rows[rb][cb], rows[ra][ca]];
+  renderDeploy();
+}
+
+// ------------------------------------------------------------------ Watch
+const watch = { data: null, ply: 0, timer: null };
+
+async function loadRuns() {
+  const select = $("watch-file");
+  select.innerHTML = "";
+  try {
+    const data = await api("GET", "/api/runs");
+    if (!data.files.length) { $("watch-status").textContent = `No recorded games in the runs folder (${data.root}).`; return; }
+    for (const file of data.files) html("option", { value: file }, select, file);
+    await loadGames();
+  } catch (error) { showWatchError(error.message); }
+}
+
+async function loadGames() {
+  const select = $("watch-game");
+  select.innerHTML = "";
+  try {
+    const data = await api("GET", `/api/runs/games?file=${encodeURIComponent($("watch-file").value)}`);
+    for (const g of data.games) {
+      const result = g.winner === null || g.winner === undefined ? "draw" : `player ${g.winner} won`;
+      html("option", { value: g.index }, select,
+           `#${g.game_id} ${g.agents[0]} v ${g.agents[1]}: ${result}, ${g.end_reason}, ${g.plies} plies`);
+    }
+    if (data.games.length) await loadGame();
+  } catch (error) { showWatchError(error.message); }
+}
+
+async function loadGame() {
+  stopAutoplay();
+  showWatchError(null);
+  const file = $("watch-file").value, index = $("watch-game").value, view = $("watch-view").value;
+  $("watch-status").textContent = "Replaying...";
+  try {
+    watch.data = await api("GET", `/api/runs/game?file=${encodeURIComponent(file)}&index=${index}&view=${view}`);
+  } catch (error) { showWatchError(error.message); return; }
+  show("watch-view-label", watch.data.game === "junqi");
+  $("watch-scrub").max = watch.data.frames.length - 1;
+  setPly(Math.min(watch.ply, watch.data.frames.length - 1));
+}
+
+function showWatchError(message) { $("watch-error").textContent = message || ""; show("watch-error", !!message); }
+
+function setPly(ply) {
+  const data = watch.data;
+  if (!data) return;
+  watch.ply = Math.max(0, Math.min(ply, data.frames.length - 1));
+  $("watch-scrub").value = watch.ply;
+  $("watch-ply").textContent = `ply ${watch.ply} / ${data.frames.length - 1}`;
+  const frame = data.frames[watch.ply];
+  const info = $("watch-info");
+  info.innerHTML = "";
+  if (data.game === "tbw") {
+    drawTBW($("watch-board"), data.board, frame);
+    html("div", {}, info, `Turn ${frame.turn}; player ${frame.current_player} to act.`);
+  } else {
+    const history = frame.history;
+    const marks = history.length ? { last: { from: history[history.length - 1].from, to: history[history.length - 1].to } } : {};
+    drawJunqi($("watch-board"), data.board, frame, data.view === "1", marks);
+    if (history.length) {
+      const ply = history[history.length - 1];
+      html("div", {}, info, `Last: player ${ply.player} ${data.board.posts[ply.from]}-${data.board.posts[ply.to]} ${resultWords(ply.result)}.`);
+    }
+    html("div", {}, info, `No collision for ${frame.quiet_plies} plies.`);
+    junqiLegend(info, data.board);
+  }
+  if (frame.next) html("div", {}, info, `Next: ${frame.next}`);
+  const r = data.result || {};
+  $("watch-status").textContent = `${data.agents[0]} (player 0) v ${data.agents[1]} (player 1): ` +
+    (r.winner === null || r.winner === undefined ? "draw" : `player ${r.winner} won`) + `, ${r.end_reason}`;
+}
+
+function stopAutoplay() { if (watch.timer) { clearInterval(watch.timer); watch.timer = null; } $("watch-play").textContent = "Play"; }
+
+function toggleAutoplay() {
+  if (watch.timer) { stopAutoplay(); return; }
+  if (!watch.data) return;
+  if (watch.ply >= watch.data.frames.length - 1) setPly(0);
+  $("watch-play").textContent = "Pause";
+  watch.timer = setInterval(() => {
+    if (watch.ply >= watch.data.frames.length - 1) { stopAutoplay(); return; }
+    setPly(watch.ply + 1);
+  }, Number($("watch-speed").value));
+}
+
+// ------------------------------------------------------------------ start
+function switchTab(name) {
+  for (const tab of document.querySelectorAll(".tab")) tab.classList.toggle("active", tab.dataset.panel === name);
+  show("panel-play", name === "play");
+  show("panel-watch", name === "watch");
+  if (name === "watch" && !$("watch-file").options.length) loadRuns();
+}
+
+async function main() {
+  for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => switchTab(tab.dataset.panel));
+  $("play-game").addEventListener("change", onPlayGameChange);
+  $("play-layout").addEventListener("change", () => { play.layoutRows = null; show("deploy", false); });
+  $("new-game").addEventListener("submit", startGame);
+  $("deploy-shuffle").addEventListener("click", openDeploy);
+  $("deploy-done").addEventListener("click", (e) => startGame(e));
+  $("watch-file").addEventListener("change", loadGames);
+  $("watch-game").addEventListener("change", () => { watch.ply = 0; loadGame(); });
+  $("watch-view").addEventListener("change", loadGame);
+  $("watch-first").addEventListener("click", () => setPly(0));
+  $("watch-prev").addEventListener("click", () => setPly(watch.ply - 1));
+  $("watch-next").addEventListener("click", () => setPly(watch.ply + 1));
+  $("watch-last").addEventListener("click", () => setPly(Infinity));
+  $("watch-play").addEventListener("click", toggleAutoplay);
+  $("watch-scrub").addEventListener("input", (e) => setPly(Number(e.target.value)));
+  $("watch-speed").addEventListener("change", () => { if (watch.timer) { stopAutoplay(); toggleAutoplay(); } });
+  try {
+    const data = await api("GET", "/api/games");
+    for (const g of data.games) games[g.name] = g;
+  } catch (error) { setPlayError(error.message); return; }
+  fillGameSelects();
+  if (location.hash === "#watch") switchTab("watch");
+}
+
+main();

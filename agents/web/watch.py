@@ -1,0 +1,162 @@
+"""Watching recorded games: the arena's ``games.jsonl`` files under one folder.
+
+The server is given one folder (``scripts/serve.py --runs``); the page names files by their
+path relative to it, and a path that leads outside it (``..``, an absolute path, a link that
+points elsewhere) is refused. A game is replayed through the game core
+(``agents.arena.replay``, which checks every move and digest), and its positions are built per
+ply for the view asked for: either player's (what that player knew) or everything.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from agents.arena.records import load_records
+from agents.arena.replay import replay
+from agents.web.play import PlayError
+from agents.web.views import action_words, board_json, position_json, revealed_json
+from tbw_envs.core.contract import is_integer, short_repr
+from tbw_envs.games import GAMES, get_game
+
+__all__ = ["RunFolder", "VIEWS"]
+
+RECORD_FILE = "games.jsonl"
+VIEWS = ("all", "0", "1")
+MAX_FILES = 1000
+MAX_DEPTH = 4
+
+
+class RunFolder:
+    """The recorded games under ``root``, read on request (a few files kept in memory)."""
+
+    def __init__(self, root: str | Path, cache_files: int = 4):
+        self.root = Path(root).resolve()
+        self._cache: OrderedDict[tuple[Path, float], list[dict[str, Any]]] = OrderedDict()
+        self._cache_files = cache_files
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ files
+    def files(self) -> list[str]:
+        """Every ``games.jsonl`` (and other ``.jsonl``) file under the folder, relative paths
+        with '/' separators, newest first."""
+        if not self.root.is_dir():
+            return []
+        found: list[tuple[float, str]] = []
+        self._walk(self.root, 0, found)
+        found.sort(key=lambda item: (-item[0], item[1]))
+        return [path for _, path in found[:MAX_FILES]]
+
+    def _walk(self, folder: Path, depth: int, found: list[tuple[float, str]]) -> None:
+        try:
+            entries = sorted(folder.iterdir())
+        except OSError:
+            return
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            try:
+                resolved = entry.resolve()
+                if not resolved.is_relative_to(self.root):
+                    continue  # a link out of the folder
+                if entry.is_dir() and depth < MAX_DEPTH:
+                    self._walk(entry, depth + 1, found)
+                elif entry.is_file() and entry.suffix == ".jsonl":
+                    found.append((entry.stat().st_mtime,
+                                  entry.relative_to(self.root).as_posix()))
+            except OSError:
+                continue
+
+    def resolve(self, relative: Any) -> Path:
+        """The file ``relative`` names inside the folder; a run folder means its games.jsonl.
+        Anything that leads outside the folder is refused."""
+        if not isinstance(relative, str) or not relative or "\0" in relative:
+            raise PlayError(f"file must be a path inside the runs folder, got "
+                            f"{short_repr(relative)}")
+        candidate = Path(relative)
+        if candidate.is_absolute() or ".." in candidate.parts:
+            raise PlayError(f"file {short_repr(relative)}: only paths inside the runs folder are "
+                            f"served", status=403)
+        path = (self.root / candidate).resolve()
+        if not path.is_relative_to(self.root):
+            raise PlayError(f"file {short_repr(relative)}: only paths inside the runs folder "
+                            f"are served", status=403)
+        if path.is_dir():
+            path = path / RECORD_FILE
+        if not path.is_file() or path.suffix != ".jsonl":
+            raise PlayError(f"no games file {short_repr(relative)} in the runs folder",
+                            status=404)
+        return path
+
+    def records(self, relative: Any) -> list[dict[str, Any]]:
+        path = self.resolve(relative)
+        key = (path, path.stat().st_mtime)
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        try:
+            records = load_records(path)
+        except ValueError as exc:
+            raise PlayError(f"{relative}: {exc}") from None
+        with self._lock:
+            self._cache[key] = records
+            while len(self._cache) > self._cache_files:
+                self._cache.popitem(last=False)
+        return records
+
+    # ------------------------------------------------------------------ games
+    def games(self, relative: Any) -> list[dict[str, Any]]:
+        """One line per game of the file: what the page lists to choose from."""
+        out = []
+        for index, record in enumerate(self.records(relative)):
+            game = record.get("game")
+            if game not in GAMES:
+                continue
+            result = record.get("result") if isinstance(record.get("result"), dict) else {}
+            out.append({
+                "index": index, "game": game, "game_id": record.get("game_id"),
+                "variant": record.get(get_game(game).variant_flag),
+                "agents": record.get("agents"), "winner": result.get("winner"),
+                "end_reason": result.get("end_reason"), "plies": result.get("plies"),
+                "thinking": "thinking" in record,
+            })
+        return out
+
+    def game(self, relative: Any, index: Any, view: Any = "all") -> dict[str, Any]:
+        """Game ``index`` of the file, replayed: the board, and per ply the position in
+        ``view`` ("all", or "0" / "1" for that player's knowledge) with the move in words."""
+        records = self.records(relative)
+        if isinstance(index, bool) or not is_integer(index) or not 0 <= int(index) < len(records):
+            raise PlayError(f"game must be an index 0 to {len(records) - 1}, got "
+                            f"{short_repr(index)}", status=404)
+        view = str(view)
+        if view not in VIEWS:
+            raise PlayError(f"view must be one of {list(VIEWS)}, got {short_repr(view)}")
+        record = records[int(index)]
+        game = record.get("game")
+        if game not in GAMES:
+            raise PlayError(f"game {index} is of an unknown game {short_repr(game)}")
+        frames: list[dict[str, Any]] = []
+        actions = record.get("actions") or []
+
+        def on_ply(ply: int, state: Any) -> None:
+            position = (revealed_json(game, state) if view == "all"
+                        else position_json(game, state.view(int(view))))
+            if ply < len(actions) and not state.is_terminal():
+                position["next"] = action_words(game, state, actions[ply])
+            frames.append(position)
+
+        try:
+            replay(record, int(index), on_ply=on_ply)
+        except ValueError as exc:
+            raise PlayError(f"game {index} does not replay: {exc}") from None
+        description = get_game(game)
+        return {
+            "game": game, "agents": record.get("agents"), "result": record.get("result"),
+            "view": view,
+            "board": board_json(game, record[description.variant_flag]),
+            "frames": frames, "thinking": record.get("thinking"),
+        }

@@ -1,0 +1,77 @@
+"""Play and watch in the browser: a local web app (install the ``web`` extra).
+
+    python scripts/serve.py                          # http://127.0.0.1:8000
+    python scripts/serve.py --runs runs --port 8001  # watch the games recorded under runs/
+    python scripts/serve.py --agents my_agent.py:MyAgent 'ppo:path=runs/ppo-junqi/model.zip'
+
+Play: choose the game, the scenario or rule set, the opponent (any registry spec, such as
+``ppo:pretrained`` or ``ismcts:iterations=400``) and your seat. Watch: pick an arena file
+(``games.jsonl``) under the runs folder and step, scrub or autoplay it.
+
+The server binds to 127.0.0.1 unless told otherwise. A page may name registry agents only;
+agents that load files (your own ``file.py:Name``, a model by path) are offered when listed
+with ``--agents`` here, because the server would otherwise load any file a page names.
+Learned agents play on one torch thread each (their ``threads`` default).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to bind (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--runs", default="runs",
+                        help="the folder whose recorded games the page may open (default runs)")
+    parser.add_argument("--agents", nargs="*", default=[], metavar="SPEC",
+                        help="extra opponents the page offers, files allowed: file.py:Name, "
+                             "ppo:path=model.zip, ... (each is built once now, to check it)")
+    parser.add_argument("--threads", type=int, default=2,
+                        help="agents thinking at once, over all games (default 2)")
+    args = parser.parse_args(argv)
+    if not 0 < args.port < 65536:
+        parser.error(f"--port must be 1 to 65535, got {args.port}")
+    if args.threads < 1:
+        parser.error(f"--threads must be at least 1, got {args.threads}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        import uvicorn
+
+        from agents.web.app import create_app
+    except ImportError as exc:
+        print(f"serve.py needs the web extra: pip install -e '.[web]' ({exc})", file=sys.stderr)
+        return 2
+    from agents.registry import make_agent
+    from tbw_envs.games import GAMES
+
+    for spec in args.agents:
+        errors = []
+        for game in GAMES:
+            try:
+                make_agent(spec, seed=0, game=game)
+                break
+            except ValueError as exc:
+                errors.append(f"{game}: {exc}")
+        else:
+            print(f"--agents {spec}: plays no game here: {'; '.join(errors)}", file=sys.stderr)
+            return 2
+    app = create_app(runs_dir=args.runs, allowed_specs=tuple(args.agents), threads=args.threads)
+    print(f"tbw-envs: open http://{args.host}:{args.port}/ (play), "
+          f"http://{args.host}:{args.port}/#watch (games under {Path(args.runs).resolve()})")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
