@@ -22,6 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agents.registry import make_agent  # noqa: E402
+from tbw_envs.games import GAMES  # noqa: E402
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -52,9 +55,6 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as exc:
         print(f"serve.py needs the web extra: pip install -e '.[web]' ({exc})", file=sys.stderr)
         return 2
-    from agents.registry import make_agent
-    from tbw_envs.games import GAMES
-
     for spec in args.agents:
         errors = []
         for game in GAMES:

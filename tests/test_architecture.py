@@ -1,7 +1,7 @@
 """The structure the code holds to, read from its imports (ast, no module is executed).
 
-- Imports go one way: game cores -> envs -> agents -> learning, arena and the registry ->
-  scripts.
+- Imports go one way: game cores -> envs -> agents -> learning, arena, the registry and the web
+  app -> scripts.
 - No import circle, counting imports inside functions (``if TYPE_CHECKING:`` imports aside:
   they never run).
 - An import inside a function is for an optional dependency only (torch, numba, ray, ...), or
@@ -23,7 +23,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("tbw_envs", "agents", "scripts")
 OPTIONAL = {"torch", "stable_baselines3", "sb3_contrib", "numba", "ray", "matplotlib", "pygame",
-            "tqdm", "torchrl", "tensordict", "tianshou", "supersuit", "mutmut"}
+            "tqdm", "torchrl", "tensordict", "tianshou", "supersuit", "mutmut", "starlette",
+            "uvicorn", "playwright"}
 # Modules of core dependencies that need an optional one (connect four needs pygame).
 OPTIONAL_MODULES = {"pettingzoo.classic"}
 MAX_LINES = 700
@@ -31,7 +32,7 @@ MAX_GAME_NAME_COMPARISONS = 12
 
 # Layers, lowest first; a module imports its own layer or lower ones only.
 CORE, ENVS, AGENTS, LEARNING_AND_ARENA, SCRIPTS = range(5)
-LAYER_NAMES = ("game core", "envs", "agents", "learning/arena/registry", "scripts")
+LAYER_NAMES = ("game core", "envs", "agents", "learning/arena/registry/web", "scripts")
 
 
 def layer(module: str) -> int:
@@ -39,8 +40,9 @@ def layer(module: str) -> int:
     if parts[0] == "scripts":
         return SCRIPTS
     if parts[0] == "agents":
-        # The registry builds every agent, learned ones included: it sits beside the arena.
-        top = parts[1:2] in (["learning"], ["arena"], ["registry"])
+        # The registry builds every agent, learned ones included: it sits beside the arena, and
+        # so does the web app, which plays registry agents and replays arena records.
+        top = parts[1:2] in (["learning"], ["arena"], ["registry"], ["web"])
         return LEARNING_AND_ARENA if top else AGENTS
     if parts[1:2] == ["core"] or (parts[1:2] in (["tbw"], ["junqi"]) and parts[2:3] != ["game"]):
         return CORE

@@ -53,8 +53,8 @@ function terrainColor(name) {
 }
 
 function resultWords(result) {
-  return { moved: "moved", attacker_won: "took the piece", attacker_lost: "was taken",
-           both_removed: "both removed" }[result] || result;
+  return { moved: "moved", attacker_won: "attacked and won", attacker_lost: "attacked and lost",
+           both_removed: "attacked: both removed" }[result] || result;
 }
 
 function show(id, visible) { $(id).hidden = !visible; }
@@ -117,7 +117,9 @@ function drawTBW(container, board, position, marks = {}) {
     if (!unit.alive) continue;
     const spec = board.units[unit.id];
     const [x, y] = geo.center(unit.row, unit.col);
-    const g = el("g", { "data-unit": unit.id, class: "clickable", opacity: unit.acted ? 0.5 : 1 }, svg);
+    const g = el("g", { "data-unit": unit.id, "data-side": spec.side, class: "clickable",
+                        "data-ready": marks.ready ? String(marks.ready.has(unit.id)) : "false",
+                        opacity: unit.acted ? 0.5 : 1 }, svg);
     el("title", {}, g, `#${unit.id} ${spec.type}${spec.leader ? " (leader)" : ""}, side ${spec.side}: ` +
        `hp ${unit.hp}/${spec.max_hp}, atk ${spec.atk}, move ${spec.move}, range ${spec.range[0]}-${spec.range[1]}` +
        (unit.acted ? ", has acted" : ""));
@@ -132,6 +134,7 @@ function drawTBW(container, board, position, marks = {}) {
     el("rect", { x: x - 16, y: y + 17, width: 32, height: 4, fill: "#2d3748" }, g);
     el("rect", { x: x - 16, y: y + 17, width: 32 * frac, height: 4, fill: frac > 0.5 ? "#38a169" : frac > 0.25 ? "#d69e2e" : "#e53e3e" }, g);
     el("text", { x: x + 14, y: y - 10, "font-size": 10, fill: "#1a202c", "font-weight": 700 }, g, String(unit.hp));
+    el("text", { x: x - 21, y: y - 10, "font-size": 9, fill: "#4a5568" }, g, `#${unit.id}`);
     if (marks.onUnit) g.addEventListener("click", (event) => { event.stopPropagation(); marks.onUnit(unit.id); });
   }
   return svg;
@@ -174,7 +177,8 @@ function drawJunqi(container, board, position, flip, marks = {}) {
   for (let post = 0; post < 60; post++) {
     const [x, y] = junqiXY(post, flip);
     const piece = position.posts[post];
-    const g = el("g", { "data-post": board.posts[post], class: marks.onPost ? "clickable" : "" }, svg);
+    const g = el("g", { "data-post": board.posts[post], class: marks.onPost ? "clickable" : "",
+                        "data-movable": marks.movable ? String(marks.movable.has(post)) : "false" }, svg);
     el("rect", { x: x - 27, y: y - 15, width: 54, height: 30, fill: "transparent" }, g);
     if (piece) {
       const hidden = piece.piece === null;
@@ -292,6 +296,7 @@ function updatePlay(state) {
     status = `${state.opponent} is to move.`;
   }
   $("play-status").textContent = status;
+  $("play-status").dataset.plies = state.plies;
   renderPlay();
   if (!state.over && !state.your_turn && !state.error) play.poll = setTimeout(pollPlay, 250);
 }
@@ -307,7 +312,8 @@ function renderPlay() {
 function renderPlayTBW(state, board, actions) {
   const position = state.position;
   const options = position.options || {};
-  const marks = { tiles: {}, rings: {}, selected: play.selected };
+  const marks = { tiles: {}, rings: {}, selected: play.selected,
+                  ready: new Set(Object.keys(options).map(Number)) };
   const unitAt = {};
   for (const u of position.units) if (u.alive) unitAt[`${u.row},${u.col}`] = u.id;
   const chosen = play.selected !== null ? options[String(play.selected)] : null;
@@ -401,6 +407,7 @@ function renderPlayJunqi(state, board, actions) {
     marks.targets = new Set(moves.filter((m) => m[0] === play.selected).map((m) => m[1]));
   }
   if (state.your_turn) {
+    marks.movable = new Set(moves.map((m) => m[0]));
     marks.onPost = (post) => {
       const move = play.selected !== null && moves.find((m) => m[0] === play.selected && m[1] === post);
       if (move) { play.selected = null; sendMove(move[2]); return; }
@@ -559,8 +566,8 @@ function toggleAutoplay() {
   if (watch.ply >= watch.data.frames.length - 1) setPly(0);
   $("watch-play").textContent = "Pause";
   watch.timer = setInterval(() => {
-    if (watch.ply >= watch.data.frames.length - 1) { stopAutoplay(); return; }
     setPly(watch.ply + 1);
+    if (watch.ply >= watch.data.frames.length - 1) stopAutoplay();
   }, Number($("watch-speed").value));
 }
 
