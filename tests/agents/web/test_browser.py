@@ -150,6 +150,12 @@ def test_a_junqi_layout_arranged_by_drag_and_drop(page):
     assert page.text_content(f"g[data-post='G{j}'] text") == front[i]
 
 
+def wait_for_ply(page, ply: int) -> None:
+    page.wait_for_function(
+        "(ply) => document.getElementById('watch-ply').textContent.startsWith(`ply ${ply} /`)",
+        arg=ply, timeout=60_000)
+
+
 def test_a_recorded_game_replays_step_by_step(page, tmp_path):
     page.click("#tab-watch")
     page.wait_for_selector("#watch-file option", state="attached")
@@ -157,7 +163,7 @@ def test_a_recorded_game_replays_step_by_step(page, tmp_path):
     junqi = next(f for f in files if "junqi" in f)
     page.select_option("#watch-file", junqi)
     page.wait_for_selector("#watch-board svg[data-game=junqi]")
-    page.wait_for_function("() => document.getElementById('watch-ply').textContent.startsWith('ply 0')")
+    wait_for_ply(page, 0)
     last = int(page.text_content("#watch-ply").split("/")[1])
     page.click("#watch-next")
     page.click("#watch-next")
@@ -171,15 +177,14 @@ def test_a_recorded_game_replays_step_by_step(page, tmp_path):
     # Everything shown: no hidden piece; one player's view: the other's pieces are hidden.
     assert page.locator("#watch-board text", has_text="?").count() == 0
     page.select_option("#watch-view", "0")
-    page.wait_for_function("() => document.querySelectorAll('#watch-board text').length > 0 && "
-                           "[...document.querySelectorAll('#watch-board text')].some(t => t.textContent === '?')")
+    page.wait_for_function("() => [...document.querySelectorAll('#watch-board text')]"
+                           ".some(t => t.textContent === '?')")
     page.screenshot(path=str(tmp_path / "watch.png"))
     # Autoplay runs to the end and stops there.
     page.select_option("#watch-speed", "100")
     page.locator("#watch-scrub").fill(str(max(0, last - 8)))
     page.click("#watch-play")
-    page.wait_for_function(f"() => document.getElementById('watch-ply').textContent.startsWith('ply {last} /')",
-                           timeout=60_000)
+    wait_for_ply(page, last)
     assert page.text_content("#watch-play") == "Play"
     # TBW steps one unit action at a time.
     tbw = next(f for f in files if "tbw" in f)
