@@ -15,6 +15,7 @@ from tbw_envs.junqi import (
     validate_layout,
 )
 from tbw_envs.junqi.layout import DEPLOY_CELLS
+from tbw_envs.junqi.pieces import ENGINEER
 
 FIRST, SECOND = load_layout("flag_left_mined"), load_layout("bombs_forward")
 
@@ -76,3 +77,18 @@ def midgame_states(count, plies=30, seed=0):
         if not state.is_terminal():
             states.append(state)
     return states
+
+
+def swap_ranked(layout: Layout, rand: random.Random) -> Layout:
+    """``layout`` with two ranked pieces of different types swapped (always still legal): a
+    deal the opponent cannot tell from ``layout`` until the pieces fight or move."""
+    cells = list(layout.cells)
+    ranked = [i for i, kind in enumerate(cells) if kind is not None and kind <= ENGINEER]
+    while True:
+        i, j = rand.sample(ranked, 2)
+        if cells[i] != cells[j]:
+            break
+    cells[i], cells[j] = cells[j], cells[i]
+    swapped = Layout(tuple(cells))
+    validate_layout(swapped)
+    return swapped

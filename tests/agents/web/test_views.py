@@ -10,27 +10,14 @@ import random
 
 from agents.web.views import board_json, position_json, revealed_json, tbw_options
 from tbw_envs.games import get_game
-from tbw_envs.junqi import JunqiState, Layout, random_layout, validate_layout
-from tbw_envs.junqi.pieces import ENGINEER, PIECE_CODES
+from tbw_envs.junqi import JunqiState, random_layout
+from tbw_envs.junqi.pieces import PIECE_CODES
 from tbw_envs.tbw.state import END_TURN
+from tests.helpers.junqi_games import swap_ranked
 
 
 def _bytes(data) -> bytes:
     return json.dumps(data, sort_keys=True).encode()
-
-
-def _swap_ranked(layout: Layout, rand: random.Random) -> Layout:
-    """``layout`` with two ranked pieces of different types swapped (still legal)."""
-    cells = list(layout.cells)
-    ranked = [i for i, kind in enumerate(cells) if kind is not None and kind <= ENGINEER]
-    while True:
-        i, j = rand.sample(ranked, 2)
-        if cells[i] != cells[j]:
-            break
-    cells[i], cells[j] = cells[j], cells[i]
-    swapped = Layout(tuple(cells))
-    validate_layout(swapped)
-    return swapped
 
 
 def test_junqi_positions_are_the_same_bytes_under_hidden_swaps():
@@ -41,7 +28,7 @@ def test_junqi_positions_are_the_same_bytes_under_hidden_swaps():
         observer = rand.randrange(2)
         other_layouts = list(layouts)
         for _ in range(3):
-            other_layouts[1 - observer] = _swap_ranked(other_layouts[1 - observer], rand)
+            other_layouts[1 - observer] = swap_ranked(other_layouts[1 - observer], rand)
         real, other = JunqiState.initial(layouts), JunqiState.initial(other_layouts)
         for _ply in range(40):
             if real.history and (real.history[-1] != other.history[-1]

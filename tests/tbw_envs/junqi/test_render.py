@@ -10,11 +10,12 @@ import timeit
 import numpy as np
 import pytest
 
-from tbw_envs.junqi import JunqiState, Layout, random_layout, validate_layout
+from tbw_envs.junqi import JunqiState, random_layout
 from tbw_envs.junqi import render as junqi_render
 from tbw_envs.junqi.board import parse_post
 from tbw_envs.junqi.pieces import ENGINEER, PIECE_CODES, PIECE_NAMES
 from tbw_envs.tbw.render import text_mask
+from tests.helpers.junqi_games import swap_ranked
 
 
 def _find_text(image: np.ndarray, color, text: str) -> bool:
@@ -80,20 +81,6 @@ def test_junqi_view_frame_shows_only_what_the_player_knows():
     assert board.count("??") == 2 and " fl" in board
 
 
-def _swap_ranked(layout: Layout, rand: random.Random) -> Layout:
-    """``layout`` with two ranked pieces of different types swapped (always still legal)."""
-    cells = list(layout.cells)
-    ranked = [i for i, kind in enumerate(cells) if kind is not None and kind <= ENGINEER]
-    while True:
-        i, j = rand.sample(ranked, 2)
-        if cells[i] != cells[j]:
-            break
-    cells[i], cells[j] = cells[j], cells[i]
-    swapped = Layout(tuple(cells))
-    validate_layout(swapped)
-    return swapped
-
-
 def test_junqi_view_frames_ignore_hidden_swaps_during_play():
     rand = random.Random(11)
     compared = differing = 0
@@ -102,7 +89,7 @@ def test_junqi_view_frames_ignore_hidden_swaps_during_play():
         observer = rand.randrange(2)
         alternative = list(layouts)
         for _ in range(3):
-            alternative[1 - observer] = _swap_ranked(alternative[1 - observer], rand)
+            alternative[1 - observer] = swap_ranked(alternative[1 - observer], rand)
         real, other = JunqiState.initial(layouts), JunqiState.initial(alternative)
         for _ply in range(30):
             if real.history and (
