@@ -12,6 +12,7 @@ from tbw_envs.junqi import (
     Layout,
     deploy_action,
     load_layout,
+    random_layout,
     validate_layout,
 )
 from tbw_envs.junqi.layout import DEPLOY_CELLS
@@ -92,3 +93,30 @@ def swap_ranked(layout: Layout, rand: random.Random) -> Layout:
     swapped = Layout(tuple(cells))
     validate_layout(swapped)
     return swapped
+
+
+def hidden_swap_pairs(seed: int, games: int, plies: int, swaps: int = 3):
+    """``(observer, real, other)`` at every ply of ``games`` random games, where ``other`` is
+    ``real`` dealt with ``swaps`` of the opponent's ranked pieces swapped and played with the
+    same actions, for as long as the public record cannot tell them apart (the last ply's
+    result and the revealed flags agree)."""
+    rand = random.Random(seed)
+    for _game in range(games):
+        layouts = [random_layout(rand), random_layout(rand)]
+        observer = rand.randrange(2)
+        alternative = list(layouts)
+        for _ in range(swaps):
+            alternative[1 - observer] = swap_ranked(alternative[1 - observer], rand)
+        real, other = JunqiState.initial(layouts), JunqiState.initial(alternative)
+        for _ply in range(plies):
+            if real.history and (real.history[-1] != other.history[-1]
+                                 or real.flag_revealed != other.flag_revealed):
+                break  # the public record diverged: the observer can tell them apart now
+            yield observer, real, other
+            if real.is_terminal():
+                break
+            action = rand.choice(real.legal_actions())
+            if action not in other.legal_actions():
+                break
+            real.apply(action)
+            other.apply(action)

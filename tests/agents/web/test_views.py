@@ -10,10 +10,10 @@ import random
 
 from agents.web.views import board_json, position_json, revealed_json, tbw_options
 from tbw_envs.games import get_game
-from tbw_envs.junqi import JunqiState, random_layout
+from tbw_envs.junqi import JunqiState
 from tbw_envs.junqi.pieces import PIECE_CODES
 from tbw_envs.tbw.state import END_TURN
-from tests.helpers.junqi_games import swap_ranked
+from tests.helpers.junqi_games import hidden_swap_pairs
 
 
 def _bytes(data) -> bytes:
@@ -21,32 +21,14 @@ def _bytes(data) -> bytes:
 
 
 def test_junqi_positions_are_the_same_bytes_under_hidden_swaps():
-    rand = random.Random(5)
     compared = revealed_differ = 0
-    for _game in range(6):
-        layouts = [random_layout(rand), random_layout(rand)]
-        observer = rand.randrange(2)
-        other_layouts = list(layouts)
-        for _ in range(3):
-            other_layouts[1 - observer] = swap_ranked(other_layouts[1 - observer], rand)
-        real, other = JunqiState.initial(layouts), JunqiState.initial(other_layouts)
-        for _ply in range(40):
-            if real.history and (real.history[-1] != other.history[-1]
-                                 or real.flag_revealed != other.flag_revealed):
-                break  # the public record diverged: the player can tell them apart now
-            for legal in (False, True):
-                assert (_bytes(position_json("junqi", real.view(observer), legal))
-                        == _bytes(position_json("junqi", other.view(observer), legal)))
-            compared += 1
-            revealed_differ += (_bytes(revealed_json("junqi", real))
-                                != _bytes(revealed_json("junqi", other)))
-            if real.is_terminal():
-                break
-            action = rand.choice(real.legal_actions())
-            if action not in other.legal_actions():
-                break
-            real.apply(action)
-            other.apply(action)
+    for observer, real, other in hidden_swap_pairs(seed=5, games=6, plies=40):
+        for legal in (False, True):
+            assert (_bytes(position_json("junqi", real.view(observer), legal))
+                    == _bytes(position_json("junqi", other.view(observer), legal)))
+        compared += 1
+        revealed_differ += (_bytes(revealed_json("junqi", real))
+                            != _bytes(revealed_json("junqi", other)))
     # The swaps are real (the whole boards differ) and the comparison ran deep into games.
     assert compared > 60 and revealed_differ == compared
 
