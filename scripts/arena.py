@@ -156,6 +156,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "and is not empty, unless --overwrite")
     parser.add_argument("--overwrite", action="store_true",
                         help="write into an existing --out folder, replacing the arena's files")
+    parser.add_argument("--record-thinking", action="store_true",
+                        help="keep, per move, what a search agent thought (the Junqi searches: "
+                             "their most visited moves and their belief over hidden pieces) in "
+                             "games.jsonl, for the web viewer (scripts/serve.py)")
     parser.add_argument("--no-render", action="store_true",
                         help="skip the final board of the last game")
     return parser
@@ -268,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"(paired games)")
         result = run_round_robin(run["game"], run["specs"], run["games"], seed=args.seed,
                                  workers=args.workers, variant=run["variant"], progress=True,
-                                 opening_plies=run["opening_plies"], ray_address=args.ray)
+                                 opening_plies=run["opening_plies"], ray_address=args.ray,
+                                 record_thinking=args.record_thinking)
         print()
         print(result.tables())
         paths = result.write(run["out"], command=command, overwrite=args.overwrite)

@@ -6,6 +6,7 @@ overhead. ``play_out`` is the one game loop; ``play_game`` (two agent objects, i
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,10 +32,12 @@ class SeatTimes:
 
 
 def play_out(state: Any, agents: Sequence[Any], actions: list[int], max_plies: int,
-             chain: DigestChain | None = None) -> SeatTimes:
+             chain: DigestChain | None = None,
+             thinking: list[Any] | None = None) -> SeatTimes:
     """Let ``agents[player]`` move until the game ends, appending each action to ``actions``
     (which may already hold an opening: ``max_plies`` counts it) and digesting it into
-    ``chain``; returns the seats' thinking times."""
+    ``chain``; with ``thinking``, append what the mover's ``thinking()`` says after each move
+    (None for an agent without one); returns the seats' thinking times."""
     times = SeatTimes()
     while not state.is_terminal():
         if len(actions) >= max_plies:
@@ -46,12 +49,32 @@ def play_out(state: Any, agents: Sequence[Any], actions: list[int], max_plies: i
         elapsed = time.perf_counter() - start
         state.apply(action)  # the core rejects an illegal action, naming it
         actions.append(int(action))
+        if thinking is not None:
+            thinking.append(agent_thinking(agents[player]))
         if chain is not None:
             chain.step(action, state)
         times.seconds[player] += elapsed
         times.longest[player] = max(times.longest[player], elapsed)
         times.moves[player] += 1
     return times
+
+
+def agent_thinking(agent: Any) -> Any:
+    """What ``agent`` says it thought about its last move (``thinking()``: None or a JSON-ready
+    object, as the Junqi searches give), or None for an agent without one."""
+    report = getattr(agent, "thinking", None)
+    if not callable(report):
+        return None
+    value = report()
+    try:
+        if value is not None and not isinstance(value, dict):
+            raise TypeError(f"got {kind_of(value)}")
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ArenaTypeError(f"{getattr(agent, 'name', kind_of(agent))}.thinking() must return "
+                             f"None or a JSON-ready object (of objects, lists, strings, finite "
+                             f"numbers, null): {exc}") from None
+    return value
 
 
 # ---------------------------------------------------------------------- two agent objects
@@ -146,7 +169,8 @@ def _play_task(task: GameTask, max_plies: int) -> ArenaGame:
         actions.append(action)
         chain.step(action, state)
     opening_plies = len(actions)
-    times = play_out(state, agents, actions, max_plies, chain)
+    thinking = [None] * opening_plies if task.record_thinking else None
+    times = play_out(state, agents, actions, max_plies, chain, thinking)
     returns = state.returns()
     return ArenaGame(
         game=task.game, variant=task.variant, game_id=task.game_id, pairing=task.pairing,
@@ -160,7 +184,7 @@ def _play_task(task: GameTask, max_plies: int) -> ArenaGame:
         moves=(times.moves[0], times.moves[1]), opening_plies=opening_plies,
         opening_requested=task.opening_plies, base_seed=task.base_seed,
         start_digest=chain.start, ply_digests=bytes(chain.plies), final_digest=chain.final,
-        start=start.record,
+        start=start.record, thinking=thinking,
     )
 
 

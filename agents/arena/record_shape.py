@@ -115,6 +115,14 @@ def check_record_shape(record: Any, index: int | None = None) -> None:
         if not test(value):
             raise MalformedRecord(f"{name}: field {field!r} must be {what}, got "
                                   f"{type(value).__name__} {short_repr(value)}")
+    # Optional (--record-thinking): per action, what the mover's thinking() said.
+    thinking = record.get("thinking", _MISSING)
+    if thinking is not _MISSING and not (
+            isinstance(thinking, list) and len(thinking) == len(record["actions"])
+            and all(entry is None or isinstance(entry, dict) for entry in thinking)):
+        raise MalformedRecord(f"{name}: field 'thinking' must be a list of one object or null "
+                              f"per action ({len(record['actions'])}), got "
+                              f"{type(thinking).__name__} {short_repr(thinking)}")
 
 
 def has_digests(record: dict[str, Any]) -> bool:

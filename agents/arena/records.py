@@ -67,6 +67,8 @@ class ArenaGame:
     ply_digests: bytes = b""
     final_digest: str | None = None
     start: dict[str, Any] = field(default_factory=dict)  # GameStart.record: the record's start
+    # With --record-thinking: per ply, what the mover's thinking() said (None: nothing).
+    thinking: list[Any] | None = None
 
     @property
     def winner_seat(self) -> int | None:
@@ -120,6 +122,8 @@ class ArenaGame:
                 "final": self.final_digest,
             },
         }
+        if self.thinking is not None:
+            record["thinking"] = self.thinking
         record["digests"]["record"] = record_digest(record)
         return record
 

@@ -39,7 +39,8 @@ from tbw_envs.core.contract import kind_of, short_repr
 def check_round_robin(game: Any, specs: Any, games_per_pairing: Any, seed: Any = 0,
                       workers: Any = None, variant: Any = None, progress: Any = False,
                       bootstrap: Any = 200, bootstrap_seed: Any = 0, opening_plies: Any = 0,
-                      ray_address: Any = None, build: bool = True) -> dict[str, Any]:
+                      ray_address: Any = None, build: bool = True,
+                      record_thinking: Any = False) -> dict[str, Any]:
     """Check every argument of ``run_round_robin`` (types, ranges, the caps of
     ``agents.arena.checks``), load the scenario or rule set and (``build``) build every agent
     once; returns the arguments as plain values. Raises ``ArenaInputError`` (a ValueError;
@@ -57,6 +58,7 @@ def check_round_robin(game: Any, specs: Any, games_per_pairing: Any, seed: Any =
     if workers is not None:
         workers = check_int(workers, "workers", 1, MAX_WORKERS)
     progress = check_flag(progress, "progress")
+    record_thinking = check_flag(record_thinking, "record_thinking")
     bootstrap = check_int(bootstrap, "bootstrap", 0, MAX_BOOTSTRAP)
     bootstrap_seed = check_int(bootstrap_seed, "bootstrap_seed", 0, MAX_SEED)
     variant = check_variant(game, variant)
@@ -72,14 +74,16 @@ def check_round_robin(game: Any, specs: Any, games_per_pairing: Any, seed: Any =
             "games_per_pairing": games_per_pairing, "total": total, "seed": seed,
             "workers": workers, "variant": variant, "progress": progress,
             "bootstrap": bootstrap, "bootstrap_seed": bootstrap_seed,
-            "opening_plies": opening_plies, "ray_address": ray_address}
+            "opening_plies": opening_plies, "ray_address": ray_address,
+            "record_thinking": record_thinking}
 
 
 def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, seed: int = 0,
                     workers: int | None = None, variant: str | None = None,
                     progress: bool = False, bootstrap: int = 200,
                     bootstrap_seed: int = 0, opening_plies: int = 0,
-                    ray_address: str | None = None) -> RoundRobinResult:
+                    ray_address: str | None = None,
+                    record_thinking: bool = False) -> RoundRobinResult:
     """Every pair of ``specs`` (spec strings: registry agents or your own, ``file.py:Name``;
     or picklable ``factory(seed)`` callables)
     plays ``games_per_pairing`` paired games (rounded up to even) of ``game`` (``"tbw"`` or
@@ -92,12 +96,15 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
     deterministic agents otherwise replay one game per seating. ``ray_address`` (``"local"``,
     ``"auto"``, ``"ray://host:10001"``: ``connect_ray``) plays each game as a Ray task instead,
     at most ``workers`` at a time (default: all the cluster's CPUs), with the same results.
+    ``record_thinking`` keeps, per ply, what the mover's ``thinking()`` said (the Junqi
+    searches: their most visited moves and their belief), in each game's record.
 
     Every argument is checked and every agent built once before the first game
     (``check_round_robin``; the caps are in ``agents.arena.checks``), and the games are
     scheduled lazily."""
     args = check_round_robin(game, specs, games_per_pairing, seed, workers, variant, progress,
-                             bootstrap, bootstrap_seed, opening_plies, ray_address)
+                             bootstrap, bootstrap_seed, opening_plies, ray_address,
+                             record_thinking=record_thinking)
     variant, seed, workers = args["variant"], args["seed"], args["workers"]
     entries, labels, pairings = args["entries"], args["labels"], args["pairings"]
     games_per_pairing, opening_plies, total = (args["games_per_pairing"], args["opening_plies"],
@@ -105,7 +112,8 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
     start = time.perf_counter()
     games, workers = play_schedule(game, variant, entries, labels, pairings, games_per_pairing,
                                    seed, opening_plies, total, workers, ray_address,
-                                   args["progress"], "run_round_robin", f"{game} round robin")
+                                   args["progress"], "run_round_robin", f"{game} round robin",
+                                   record_thinking=args["record_thinking"])
     return RoundRobinResult(
         game=game, variant=variant, seed=seed, games_per_pairing=even_games(games_per_pairing),
         labels=labels, specs=[entrant_spec(entry) for entry in entries], pairings=pairings,
@@ -119,7 +127,8 @@ def play_schedule(game: str, variant: str, entries: Sequence[Any], labels: Seque
                   pairings: Sequence[tuple[int, int]], games_per_pairing: int, seed: int,
                   opening_plies: int, total: int, workers: int | None,
                   ray_address: str | None, progress: bool, caller: str,
-                  description: str) -> tuple[list[ArenaGame], int]:
+                  description: str, record_thinking: bool = False,
+                  ) -> tuple[list[ArenaGame], int]:
     """Play the paired games of ``pairings`` (``scheduling.iter_tasks``) in this process, in
     worker processes or on Ray, with a progress bar; returns the games in game-id order and the
     workers used. ``caller`` names the public function in the unguarded-script warning."""
@@ -136,7 +145,7 @@ def play_schedule(game: str, variant: str, entries: Sequence[Any], labels: Seque
                 RuntimeWarning, stacklevel=3)
             workers = 1
     tasks = iter_tasks(game, variant, entries, labels, pairings, games_per_pairing, seed,
-                       opening_plies)
+                       opening_plies, record_thinking)
     finished: dict[int, ArenaGame] = {}
     bar = progress_bar(total, description) if progress else None
 

@@ -39,6 +39,7 @@ class GameTask:
     agent_seeds: tuple[int, int]
     opening_plies: int = 0  # random plies played before the agents, the same for both seatings
     base_seed: int | None = None  # the round robin's seed (``seed`` derives from it)
+    record_thinking: bool = False  # keep each agent's ``thinking()`` after every move
 
 
 def schedule(game: str, variant: str, entries: Sequence[Any], games_per_pairing: int,
@@ -67,7 +68,7 @@ def schedule(game: str, variant: str, entries: Sequence[Any], games_per_pairing:
 
 def iter_tasks(game: str, variant: str, entries: Sequence[Any], labels: Sequence[str],
                pairings: Sequence[tuple[int, int]], games_per_pairing: int, seed: int,
-               opening_plies: int = 0) -> Iterator[GameTask]:
+               opening_plies: int = 0, record_thinking: bool = False) -> Iterator[GameTask]:
     """Every game's task in ``schedule``'s order, one at a time (nothing is built up front)."""
     game_id = itertools.count()
     for pairing, (a, b) in enumerate(pairings):
@@ -84,4 +85,5 @@ def iter_tasks(game: str, variant: str, entries: Sequence[Any], labels: Sequence
                     agent_seeds=tuple(agent_seed(game_seed, game_in_pairing, seat)
                                       for seat in (0, 1)),
                     opening_plies=opening_plies, base_seed=seed,
+                    record_thinking=record_thinking,
                 )

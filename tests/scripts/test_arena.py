@@ -32,6 +32,19 @@ def test_arena_cli_writes_every_file(tmp_path, capsys):
     assert len((out / "pairings.csv").read_text().splitlines()) == 3
 
 
+def test_arena_cli_records_what_searches_thought_when_asked(tmp_path):
+    out = tmp_path / "thinking"
+    assert arena_cli.main(["--game", "junqi", "--agents", "ismcts:iterations=5", "random",
+                           "--games", "2", "--workers", "1", "--out", str(out), "--no-render",
+                           "--record-thinking"]) == 0
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    for record in records:
+        seat = record["agents"].index("ismcts:iterations=5")
+        thoughts = [t for ply, t in enumerate(record["thinking"]) if ply % 2 == seat]
+        assert len(record["thinking"]) == len(record["actions"])
+        assert all(t["iterations"] <= 5 and "belief" in t for t in thoughts)
+
+
 def test_arena_cli_picks_the_games_to_run():
     parser = arena_cli.build_parser()
 

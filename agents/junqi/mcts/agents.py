@@ -9,7 +9,7 @@ from agents.junqi.belief import DEFAULT_BELIEF, make_belief
 from agents.junqi.evaluation import JunqiEvaluation
 from agents.junqi.mcts.leaf import GUIDED_LEAVES, RandomRollout
 from agents.junqi.mcts.policies import InformationSetPolicy, TopRankedPolicy, UCTPolicy
-from agents.junqi.mcts.search import BUDGET_PARAMS, SearchBudget, run_search
+from agents.junqi.mcts.search import BUDGET_PARAMS, SearchBudget, SearchResult, run_search
 
 # The parameters every search shares (``agents.common.params``); each search adds its own.
 SEARCH_PARAMS = {
@@ -37,15 +37,42 @@ class DeterminizedSearchAgent(JunqiAgentBase):
         self.belief_name = DEFAULT_BELIEF if belief is None else belief
         self.evaluation = JunqiEvaluation(weights)
         self.last_stats: dict = {}
+        self._last_search: tuple | None = None
+
+    def act(self, view) -> int:
+        self._last_search = None  # a deployment action searches nothing
+        return super().act(view)
 
     def choose(self, view, actions: list[int]) -> int:
         clock = self.budget.start()  # the belief is built inside the budget
         belief = make_belief(self.belief_name, view)
-        action, iterations = self._search(view, actions, belief, clock)
-        self.last_stats = {"iterations": iterations, "seconds": clock.elapsed()}
-        return action
+        result = self._search(view, actions, belief, clock)
+        self.last_stats = {"iterations": result.iterations, "seconds": clock.elapsed()}
+        self._last_search = (view, belief, result)
+        return result.action
 
-    def _search(self, view, actions, belief, clock) -> tuple[int, int]:
+    def thinking(self, top: int = 5) -> dict | None:
+        """What the last search thought, as JSON-ready data (the arena's
+        ``--record-thinking``, the web viewer's overlay): its iterations; the ``top`` root
+        moves by visits, each ``[action, visits, mean value]`` (the mean leaf value to this
+        player, in the leaf evaluation's units; visits count a tree policy's prior visits);
+        and the belief it drew determinizations from, per opponent piece's post the
+        probability of each type in ``PIECE_CODES`` order. None before the first search."""
+        if self._last_search is None:
+            return None
+        view, belief, result = self._last_search
+        # most_visited's order: visits, then mean value, then the first in the tree's order.
+        edges = sorted(((edge.visits, action, edge) for action, edge in result.root.edges.items()
+                        if edge.visits > 0), key=lambda item: (-item[0], -item[2].total / item[0]))
+        return {
+            "iterations": result.iterations,
+            "moves": [[action, int(visits), round(edge.total / visits, 4)]
+                      for visits, action, edge in edges[:top]],
+            "belief": {str(post): [round(float(p), 4) for p in belief.probs(post)]
+                       for post in view.opponent_posts()},
+        }
+
+    def _search(self, view, actions, belief, clock) -> SearchResult:
         return run_search(self.tree_policy, self.leaf_evaluator, view, actions, belief,
                           self._rng, self.budget, clock)
 

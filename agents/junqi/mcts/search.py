@@ -8,6 +8,8 @@ move visited most (ties: the higher mean).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from agents.common.budget import Deadline
 from agents.common.params import MAX_ITERATIONS, OPTIONAL_SECONDS, Int, check_params
 from agents.junqi.mcts.leaf import LeafEvaluator
@@ -49,15 +51,21 @@ class SearchBudget:
         return f"SearchBudget(iterations={self.iterations}, seconds={self.seconds})"
 
 
+class SearchResult(NamedTuple):
+    action: int
+    iterations: int
+    root: Node  # the root's edges hold what the search found for each move
+
+
 def run_search(tree: TreePolicy, leaf: LeafEvaluator, view, actions: list[int], belief, rng,
-               budget: SearchBudget, clock: Deadline) -> tuple[int, int]:
-    """Search the move for the player of ``view`` among ``actions``; returns the move and the
-    number of iterations run."""
+               budget: SearchBudget, clock: Deadline) -> SearchResult:
+    """Search the move for the player of ``view`` among ``actions``: the move, the number of
+    iterations run and the root of the tree."""
     player = view.player
     root = tree.new_root(view, actions, belief)
     forced = tree.forced_move(root)
     if forced is not None:
-        return forced, 0
+        return SearchResult(forced, 0, root)
     max_depth, counts_reached, mover_totals = tree.max_depth, tree.counts_reached, tree.mover_totals
     select, child_key = tree.select, tree.child_key
     done = 0
@@ -98,4 +106,4 @@ def run_search(tree: TreePolicy, leaf: LeafEvaluator, view, actions: list[int], 
             node.visits += 1
         done += 1
     best = most_visited(root)
-    return (tree.fallback(root, actions) if best is None else best), done
+    return SearchResult(tree.fallback(root, actions) if best is None else best, done, root)

@@ -174,6 +174,16 @@ function drawJunqi(container, board, position, flip, marks = {}) {
     }
   }
   const pieceName = Object.fromEntries(board.pieces.map((p) => [p.code, p]));
+  if (marks.arrows) {
+    el("defs", {}, svg).innerHTML = '<marker id="head" markerUnits="userSpaceOnUse" markerWidth="14" ' +
+      'markerHeight="14" refX="12" refY="7" orient="auto"><path d="M0,0 L14,7 L0,14 z" fill="#805ad5"/></marker>';
+    const most = Math.max(1, ...marks.arrows.map((m) => m[1]));
+    for (const [action, visits] of marks.arrows) {
+      const [x1, y1] = junqiXY(Math.floor(action / 60), flip), [x2, y2] = junqiXY(action % 60, flip);
+      el("line", { x1, y1, x2, y2, stroke: "#805ad5", "stroke-opacity": 0.75, "marker-end": "url(#head)",
+                   "stroke-width": 2 + 6 * visits / most, class: "thinking-move" }, svg);
+    }
+  }
   for (let post = 0; post < 60; post++) {
     const [x, y] = junqiXY(post, flip);
     const piece = position.posts[post];
@@ -192,6 +202,15 @@ function drawJunqi(container, board, position, flip, marks = {}) {
       title += hidden ? `hidden piece; it may be ${piece.possible ? piece.possible.join(" ") : "anything"}` :
         `${info.name.replace("_", " ")} (${info.code}, ${info.chinese})`;
       if (piece.moved) title += ", has moved";
+      const belief = marks.belief && marks.belief[String(post)];
+      if (belief) {
+        const ranked = belief.map((p, k) => [p, board.pieces[k].code]).filter(([p]) => p > 0.005)
+          .sort((a, b) => b[0] - a[0]);
+        title += `\nthe searcher's belief: ${ranked.map(([p, c]) => `${c} ${(100 * p).toFixed(0)}%`).join(", ")}`;
+        const [p, code] = ranked[0];
+        el("text", { x, y: y + 24, "text-anchor": "middle", "font-size": 10, fill: "#805ad5",
+                     "font-weight": 700, class: "belief" }, g, `${code} ${(100 * p).toFixed(0)}%`);
+      }
       el("title", {}, g, title);
     } else {
       el("title", {}, g, board.posts[post]);
@@ -523,6 +542,7 @@ async function loadGame() {
     watch.data = await api("GET", `/api/runs/game?file=${encodeURIComponent(file)}&index=${index}&view=${view}`);
   } catch (error) { showWatchError(error.message); return; }
   show("watch-view-label", watch.data.game === "junqi");
+  show("watch-thinking-label", !!watch.data.thinking);
   $("watch-scrub").max = watch.data.frames.length - 1;
   setPly(Math.min(watch.ply, watch.data.frames.length - 1));
 }
@@ -544,7 +564,20 @@ function setPly(ply) {
   } else {
     const history = frame.history;
     const marks = history.length ? { last: { from: history[history.length - 1].from, to: history[history.length - 1].to } } : {};
+    const thought = $("watch-thinking").checked && data.thinking ? data.thinking[watch.ply] : null;
+    if (thought) {
+      marks.arrows = (thought.moves || []).slice(0, 3);
+      marks.belief = thought.belief;
+    }
     drawJunqi($("watch-board"), data.board, frame, data.view === "1", marks);
+    if (thought) {
+      const mover = frame.current_player;
+      const moves = (thought.moves || []).map(([a, v, q]) =>
+        `${data.board.posts[Math.floor(a / 60)]}-${data.board.posts[a % 60]} ${v} visits, value ${Number(q).toFixed(2)}`);
+      html("div", { class: "thinking-info" }, info,
+           `Player ${mover}'s search here (${thought.iterations} iterations): ${moves.join("; ")}. ` +
+           "Arrows: its three most visited moves; under each of the other side's pieces: its most likely type in the search's belief (hover for all).");
+    }
     if (history.length) {
       const ply = history[history.length - 1];
       html("div", {}, info, `Last: player ${ply.player} ${data.board.posts[ply.from]}-${data.board.posts[ply.to]} ${resultWords(ply.result)}.`);
@@ -589,6 +622,7 @@ async function main() {
   $("watch-file").addEventListener("change", loadGames);
   $("watch-game").addEventListener("change", () => { watch.ply = 0; loadGame(); });
   $("watch-view").addEventListener("change", loadGame);
+  $("watch-thinking").addEventListener("change", () => setPly(watch.ply));
   $("watch-first").addEventListener("click", () => setPly(0));
   $("watch-prev").addEventListener("click", () => setPly(watch.ply - 1));
   $("watch-next").addEventListener("click", () => setPly(watch.ply + 1));

@@ -125,3 +125,52 @@ def test_recorded_games_read_one_games_records_from_folders_and_files(written_ru
         assert state.returns() == replay_record(record).returns()
     with pytest.raises(ValueError, match="no junqi games in"):
         recorded_games([written_runs["tbw"]["games.jsonl"]], "junqi")
+
+
+def test_recorded_thinking_is_per_ply_and_bound_by_the_record_digest(tmp_path):
+    from agents.arena import run_round_robin
+    from agents.arena.records import MalformedRecord, ReplayMismatch
+
+    result = run_round_robin("junqi", ["ismcts:iterations=10", "random"], games_per_pairing=2,
+                             workers=1, seed=2, bootstrap=0, record_thinking=True)
+    records = [game.to_record() for game in result.games]
+    assert replay_cli.verify_records(records) == []
+    for record in records:
+        ismcts_seat = record["agents"].index("ismcts:iterations=10")
+        assert len(record["thinking"]) == len(record["actions"])
+        for ply, thought in enumerate(record["thinking"]):
+            assert (thought is not None) == (ply % 2 == ismcts_seat)
+    # The same games without the flag: the same moves, and no thinking in the record.
+    plain = run_round_robin("junqi", ["ismcts:iterations=10", "random"], games_per_pairing=2,
+                            workers=1, seed=2, bootstrap=0)
+    assert [g.to_record()["actions"] for g in plain.games] == [r["actions"] for r in records]
+    assert all("thinking" not in g.to_record() for g in plain.games)
+    # Changing what was thought breaks the record's digest; a wrong shape is named.
+    changed = json.loads(json.dumps(records[0]))
+    changed["thinking"][changed["thinking"].index(None) - 1 or 1] = {"iterations": 1}
+    with pytest.raises(ReplayMismatch, match="digest"):
+        replay_cli.replay(changed)
+    changed["thinking"].pop()
+    with pytest.raises(MalformedRecord, match="field 'thinking' must be a list of one object"):
+        replay_cli.replay(changed)
+
+
+def test_a_thinking_report_must_be_a_json_object():
+    from agents.arena import ArenaTypeError
+    from agents.arena.play import agent_thinking
+
+    class Reports:
+        name = "reports"
+
+        def __init__(self, value):
+            self.value = value
+
+        def thinking(self):
+            return self.value
+
+    assert agent_thinking(object()) is None
+    assert agent_thinking(Reports(None)) is None
+    assert agent_thinking(Reports({"a": [1, 2.5, None]})) == {"a": [1, 2.5, None]}
+    for bad in ([1, 2], {"x": float("nan")}, {"x": object()}):
+        with pytest.raises(ArenaTypeError, match=r"reports.thinking\(\) must return None or a"):
+            agent_thinking(Reports(bad))

@@ -59,9 +59,10 @@ def _searched_root(agent, view) -> tuple[Node, int, int]:
 
     policy.new_root = keep
     belief = make_belief(agent.belief_name, view)
-    action, done = run_search(policy, agent.leaf_evaluator, view, view.legal_actions(), belief,
-                              agent._rng, agent.budget, agent.budget.start())
-    return built[0], action, done
+    action, done, root = run_search(policy, agent.leaf_evaluator, view, view.legal_actions(),
+                                    belief, agent._rng, agent.budget, agent.budget.start())
+    assert root is built[0]
+    return root, action, done
 
 
 def _nodes(root: Node):
@@ -277,3 +278,27 @@ def test_a_root_prior_selects_the_root_by_puct():
         assert policy._puct_root(root)[0] == expected[0]
     with pytest.raises(ValueError, match="root_prior"):
         ISMCTSAgent(root_prior="ppo")
+
+
+@pytest.mark.parametrize("spec", ["ismcts:iterations=40", "ucbmcts:iterations=30",
+                                  "mcts:iterations=20"])
+def test_a_search_says_what_it_thought(spec):
+    state = midgame_states(1, plies=20, seed=4)[0]
+    view = state.view(state.current_player)
+    agent = make_agent(spec, seed=2, game="junqi")
+    assert agent.thinking() is None
+    action = agent.act(view)
+    thought = agent.thinking()
+    assert thought["iterations"] == agent.last_stats["iterations"] > 0
+    moves = thought["moves"]
+    assert 1 <= len(moves) <= 5 and moves[0][0] == action  # the move played is the most visited
+    assert [m[1] for m in moves] == sorted((m[1] for m in moves), reverse=True)
+    assert set(thought["belief"]) == {str(p) for p in view.opponent_posts()}
+    for post, probabilities in thought["belief"].items():
+        assert math.isclose(sum(probabilities), 1.0, abs_tol=0.01)
+        # No weight on a type the view has ruled out for that piece.
+        ruled_out = [k for k in range(12) if not view.possible[int(post)] >> k & 1]
+        assert all(probabilities[k] == 0 for k in ruled_out)
+    again = make_agent(spec, seed=2, game="junqi")
+    again.act(view)
+    assert again.thinking() == thought  # an iteration budget thinks the same every time

@@ -1,0 +1,126 @@
+"""Watching recorded games through the web API (``agents.web.watch``): the files under the runs
+folder and nothing else; a game replayed per ply in each view, one player's view hiding the
+other's pieces; what a search thought, when the arena recorded it."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from agents.arena import run_round_robin
+
+
+@pytest.fixture
+def runs_client(make_client, written_runs):
+    root = written_runs["tbw"]["games.jsonl"].parent.parent
+    return make_client(runs_dir=root), root
+
+
+def test_the_files_and_games_of_the_runs_folder(runs_client):
+    client, root = runs_client
+    files = client.get("/api/runs").json()["files"]
+    assert sorted(files) == ["junqi/games.jsonl", "tbw/games.jsonl"]
+    for name in files:
+        games = client.get("/api/runs/games", params={"file": name}).json()["games"]
+        records = [json.loads(line) for line in (root / name).read_text().splitlines()]
+        assert [g["plies"] for g in games] == [r["result"]["plies"] for r in records]
+        assert [g["agents"] for g in games] == [r["agents"] for r in records]
+    # A run folder stands for its games.jsonl.
+    assert client.get("/api/runs/games", params={"file": "tbw"}).status_code == 200
+
+
+@pytest.mark.parametrize("view", ["all", "0", "1"])
+def test_a_junqi_game_replays_per_ply_and_a_player_view_hides_the_other_side(runs_client,
+                                                                              view):
+    client, root = runs_client
+    data = client.get("/api/runs/game",
+                      params={"file": "junqi/games.jsonl", "index": 1, "view": view}).json()
+    record = json.loads((root / "junqi/games.jsonl").read_text().splitlines()[1])
+    frames = data["frames"]
+    assert len(frames) == record["result"]["plies"] + 1
+    assert all("next" in f for f in frames[:-1]) and "next" not in frames[-1]
+    assert frames[-1]["end_reason"] == record["result"]["end_reason"]
+    for frame in frames:
+        assert len(frame["history"]) == frame["ply"]
+        for post in frame["posts"]:
+            if post is None:
+                continue
+            hidden = view != "all" and post["owner"] != int(view)
+            assert (post["piece"] is None) == hidden
+
+
+def test_tbw_steps_one_unit_action_at_a_time(runs_client):
+    client, root = runs_client
+    data = client.get("/api/runs/game", params={"file": "tbw/games.jsonl", "index": 0}).json()
+    record = json.loads((root / "tbw/games.jsonl").read_text().splitlines()[0])
+    assert len(data["frames"]) == len(record["actions"]) + 1
+    assert data["frames"][0]["next"].startswith(("unit", "END_TURN"))
+    assert data["board"]["game"] == "tbw" and data["thinking"] is None
+
+
+@pytest.mark.parametrize(("file", "status", "words"), [
+    ("../junqi/games.jsonl", 403, "only paths inside the runs folder"),
+    ("/etc/passwd", 403, "only paths inside the runs folder"),
+    ("junqi/../../x.jsonl", 403, "only paths inside the runs folder"),
+    ("nope/games.jsonl", 404, "no games file"),
+    ("tbw/results.json", 404, "no games file"),
+    ("", 400, "must be a path inside the runs folder"),
+])
+def test_paths_outside_the_runs_folder_are_refused(runs_client, file, status, words):
+    client, _ = runs_client
+    response = client.get("/api/runs/games", params={"file": file})
+    assert response.status_code == status and words in response.json()["error"]
+
+
+def test_a_link_out_of_the_runs_folder_is_refused(make_client, tmp_path, written_runs):
+    root = tmp_path / "runs"
+    root.mkdir()
+    os.symlink(written_runs["tbw"]["games.jsonl"].parent, root / "elsewhere")
+    client = make_client(runs_dir=root)
+    assert client.get("/api/runs").json()["files"] == []
+    response = client.get("/api/runs/games", params={"file": "elsewhere/games.jsonl"})
+    assert response.status_code == 403
+
+
+@pytest.mark.parametrize(("params", "words"), [
+    ({"index": "9999"}, "game must be an index"),
+    ({"index": "-1"}, "index must be a game number"),
+    ({"index": "x"}, "index must be a game number"),
+    ({"index": "0", "view": "2"}, "view must be one of"),
+])
+def test_bad_game_requests_name_the_problem(runs_client, params, words):
+    client, _ = runs_client
+    response = client.get("/api/runs/game", params={"file": "junqi/games.jsonl", **params})
+    assert response.status_code in (400, 404) and words in response.json()["error"]
+
+
+def test_a_tampered_record_is_refused_by_its_replay(make_client, tmp_path, written_runs):
+    lines = written_runs["junqi"]["games.jsonl"].read_text().splitlines()
+    record = json.loads(lines[0])
+    record["actions"][0] = 3599
+    (tmp_path / "bad.jsonl").write_text(json.dumps(record) + "\n")
+    client = make_client(runs_dir=tmp_path)
+    response = client.get("/api/runs/game", params={"file": "bad.jsonl", "index": 0})
+    assert response.status_code == 400 and "does not replay" in response.json()["error"]
+
+
+def test_what_a_search_thought_is_shown_when_recorded(make_client, tmp_path):
+    result = run_round_robin("junqi", ["ismcts:iterations=20", "greedy"], games_per_pairing=2,
+                             workers=1, seed=3, bootstrap=0, record_thinking=True)
+    result.write(tmp_path / "thinking", chart=False)
+    client = make_client(runs_dir=tmp_path)
+    games = client.get("/api/runs/games", params={"file": "thinking"}).json()["games"]
+    assert all(g["thinking"] for g in games)
+    data = client.get("/api/runs/game", params={"file": "thinking", "index": 0}).json()
+    thinking = data["thinking"]
+    assert len(thinking) == len(data["frames"]) - 1
+    # ISMCTS is player 0 in game 0: its plies say what it thought, greedy's say nothing.
+    for ply, (frame, thought) in enumerate(zip(data["frames"], thinking, strict=False)):
+        if frame["current_player"] == 0:
+            assert thought["iterations"] <= 20 and thought["moves"], ply
+            assert set(thought["belief"]) == {str(p) for p, post in enumerate(frame["posts"])
+                                              if post is not None and post["owner"] == 1}
+        else:
+            assert thought is None
