@@ -11,6 +11,11 @@ path, a seed), and checks its constructor's arguments against them (``check_para
 value fails when the agent is built, never at its first move. The registry reads the same
 declarations to cast a spec's text (``agents.registry``). A seed, in the constructor and in
 ``reset``, is None or a non-negative integer of any integer type (``check_seed``).
+
+Optional: ``thinking()`` returns None or a JSON-ready object saying what the agent thought about
+its last move; the arena records it per ply with ``--record-thinking`` and the web viewer draws
+its ``moves`` (``[action, visits, value]``) and ``belief`` (per hidden piece's post, a
+probability per type), as the Junqi searches give them.
 """
 
 from __future__ import annotations
