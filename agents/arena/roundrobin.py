@@ -203,7 +203,8 @@ def progress_labels(labels: Sequence[str], width: int = 14) -> list[str]:
     Agents of one name whose labels do not all fit in ``width`` (``ismcts:iterations=25,
     weights=tuned`` and ``ismcts:iterations=400,weights=tuned``) keep their name and only what
     differs between them (``ismcts:25``, ``ismcts:400``), cut at separators of the spec syntax;
-    a label still too long ends in an ellipsis, so a cut never passes for another value."""
+    a label still too long drops its parameter names (``greedy:tuned``) and then ends in an
+    ellipsis, so a cut never passes for another value."""
     short = list(labels)
     families: dict[str, list[int]] = {}
     for i, label in enumerate(labels):
@@ -217,7 +218,24 @@ def progress_labels(labels: Sequence[str], width: int = 14) -> list[str]:
         for i, label in zip(members, group, strict=True):
             middle = label[head:len(label) - tail] if head + tail < len(label) else label
             short[i] = middle if middle.startswith(name) else f"{name}:{middle}"
+    # A label still too long drops its parameter names (greedy:weights=tuned -> greedy:tuned),
+    # unless that makes two labels alike.
+    values = [_values_only(label) if len(label) > width else label for label in short]
+    if len(set(values)) == len(set(short)):
+        short = values
     return [label if len(label) <= width else label[:width - 1] + "\u2026" for label in short]
+
+
+def _values_only(label: str) -> str:
+    """``name:key=value,...`` written ``name:value,...``; a label whose items hold quotes or
+    no ``=`` is left alone."""
+    name, colon, rest = label.partition(":")
+    if not colon or any(quote in rest for quote in "\"'"):
+        return label
+    items = rest.split(",")
+    if not all("=" in item for item in items):
+        return label
+    return f"{name}:" + ",".join(item.split("=", 1)[1] for item in items)
 
 
 def _shared_edge(labels: Sequence[str], from_end: bool) -> int:

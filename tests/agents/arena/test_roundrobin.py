@@ -217,7 +217,13 @@ def test_progress_labels_keep_what_tells_budgets_apart():
     labels = [f"ismcts:iterations={b},weights=tuned" for b in (25, 250, 1600)]
     labels += ["greedy:weights=tuned", "random"]
     assert progress_labels(labels) == ["ismcts:25", "ismcts:250", "ismcts:1600",
-                                       "greedy:weight\u2026", "random"]
+                                       "greedy:tuned", "random"]
+    # Agents of different names drop their parameter names.
+    assert progress_labels(["ismcts:iterations=2500", "greedy:weights=tuned"]) == \
+        ["ismcts:2500", "greedy:tuned"]
+    # Unless that makes two of them alike (both would read mcts:300).
+    assert progress_labels(["mcts:iterations=300", "mcts:seconds=300", "random"]) == \
+        ["mcts:iteratio\u2026", "mcts:seconds", "random"]
 
 
 def test_progress_labels_never_cut_a_value_into_another():
