@@ -29,6 +29,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -47,14 +48,24 @@ STATIC_DIR = Path(__file__).parent / "static"
 MAX_BODY_BYTES = 64 * 1024
 
 
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    """Starlette's own refusals (an unknown path, a method not allowed) in the API's shape."""
+    status = getattr(exc, "status_code", 500)
+    return JSONResponse({"error": str(getattr(exc, "detail", "") or "error")}, status_code=status)
+
+
 def _error(exc: PlayError) -> JSONResponse:
     return JSONResponse({"error": str(exc)}, status_code=exc.status)
 
 
 async def _body(request: Request) -> Any:
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise PlayError(f"request body over {MAX_BODY_BYTES} bytes", status=413)
+    chunks, size = [], 0
+    async for chunk in request.stream():  # stops reading at the limit
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise PlayError(f"request body over {MAX_BODY_BYTES} bytes", status=413)
+        chunks.append(chunk)
+    raw = b"".join(chunks)
     try:
         return json.loads(raw or b"{}")
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -170,7 +181,7 @@ def create_app(runs_dir: str | Path = "runs", allowed_specs: tuple[str, ...] = (
         Route("/api/runs/games", runs_games),
         Route("/api/runs/game", runs_game),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
-    ], lifespan=lifespan, max_body_size=MAX_BODY_BYTES)
+    ], lifespan=lifespan, exception_handlers={HTTPException: _http_error})
     app.state.sessions = store
     app.state.runs = runs
     return app

@@ -96,6 +96,7 @@ def test_junqi_against_a_search_agent_moving_first(client):
     assert state["position"]["history"][0]["player"] == 0
 
 
+@pytest.mark.input_contract
 def test_an_illegal_move_is_refused_by_name_and_changes_nothing(client):
     data = client.post("/api/play", json={"game": "junqi", "opponent": "random", "seed": 1}).json()
     session_id = data["id"]
@@ -117,6 +118,7 @@ def test_an_illegal_move_is_refused_by_name_and_changes_nothing(client):
     assert client.get(f"/api/play/{session_id}").json()["state"] == before
 
 
+@pytest.mark.input_contract
 def test_tbw_illegal_moves_name_the_problem(client):
     data = client.post("/api/play", json={"game": "tbw", "opponent": "random", "seed": 1}).json()
     session_id = data["id"]
@@ -129,12 +131,16 @@ def test_tbw_illegal_moves_name_the_problem(client):
     assert client.get(f"/api/play/{session_id}").json()["state"] == before
 
 
+@pytest.mark.input_contract
 @pytest.mark.parametrize(("request_body", "words"), [
     ({"game": "chess"}, "game must be one of"),
     ({"game": "junqi", "seat": 2}, "seat must be 0"),
     ({"game": "junqi", "seat": "0"}, "seat must be 0"),
     ({"game": "junqi", "seed": -1}, "seed must be"),
     ({"game": "junqi", "seed": "1"}, "seed must be"),
+    ({"game": "junqi", "seed": True}, "seed must be"),
+    ({"game": "junqi", "seed": 2**63}, "seed must be"),
+    ({"game": "junqi", "seat": 0.0}, "seat must be 0"),
     ({"game": "junqi", "variant": "nope"}, "variant must be one of"),
     ({"game": "junqi", "opponent": "alphazero"}, "unknown agent"),
     ({"game": "junqi", "opponent": "ismcts:iterations=-3"}, "iterations"),
@@ -152,6 +158,20 @@ def test_bad_requests_are_refused_by_name(client, request_body, words):
     response = client.post("/api/play", json=request_body)
     assert response.status_code == 400
     assert words in response.json()["error"]
+    assert len(client.app.state.sessions) == 0
+
+
+@pytest.mark.input_contract
+def test_bodies_that_are_not_a_json_object_or_too_big_are_refused(client):
+    for body, status, words in [(b"[1]", 400, "expected a JSON object, got list"),
+                                (b"\xff", 400, "request body is not JSON"),
+                                (b'{"game": "' + b"x" * 70_000 + b'"}', 413,
+                                 "request body over 65536 bytes")]:
+        response = client.post("/api/play", content=body)
+        assert response.status_code == status and words in response.json()["error"]
+    # Starlette's own refusals come in the same shape.
+    assert client.get("/api/nothing").json() == {"error": "Not Found"}
+    assert client.delete("/api/games").status_code == 405
     assert len(client.app.state.sessions) == 0
 
 

@@ -60,6 +60,7 @@ def test_tbw_steps_one_unit_action_at_a_time(runs_client):
     assert data["board"]["game"] == "tbw" and data["thinking"] is None
 
 
+@pytest.mark.input_contract
 @pytest.mark.parametrize(("file", "status", "words"), [
     ("../junqi/games.jsonl", 403, "only paths inside the runs folder"),
     ("/etc/passwd", 403, "only paths inside the runs folder"),
@@ -74,6 +75,7 @@ def test_paths_outside_the_runs_folder_are_refused(runs_client, file, status, wo
     assert response.status_code == status and words in response.json()["error"]
 
 
+@pytest.mark.input_contract
 def test_a_link_out_of_the_runs_folder_is_refused(make_client, tmp_path, written_runs):
     root = tmp_path / "runs"
     root.mkdir()
@@ -84,6 +86,7 @@ def test_a_link_out_of_the_runs_folder_is_refused(make_client, tmp_path, written
     assert response.status_code == 403
 
 
+@pytest.mark.input_contract
 @pytest.mark.parametrize(("params", "words"), [
     ({"index": "9999"}, "game must be an index"),
     ({"index": "-1"}, "index must be a game number"),
