@@ -15,7 +15,8 @@ declarations to cast a spec's text (``agents.registry``). A seed, in the constru
 Optional: ``thinking()`` returns None or a JSON-ready object saying what the agent thought about
 its last move; the arena records it per ply with ``--record-thinking`` and the web viewer draws
 its ``moves`` (``[action, visits, value]``) and ``belief`` (per hidden piece's post, a
-probability per type), as the Junqi searches give them.
+probability per type), as the Junqi searches give them, or a TBW ``plan`` (the rest of the turn,
+action ids), as the TBW turn planners do.
 """
 
 from __future__ import annotations

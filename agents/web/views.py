@@ -68,6 +68,7 @@ def _tbw_board(scenario: Any) -> dict[str, Any]:
              "range": [u.type.range_min, u.type.range_max]}
             for u in scenario.units
         ],
+        "units_per_side": scenario.units_per_side,  # for decoding action ids
         "max_turns": scenario.max_turns,
         "win": scenario.win,
         "end_turn": scenario.end_turn_action,

@@ -5,6 +5,7 @@ and the agents that hand a whole-turn plan out one unit action per call (``TurnP
 
 from __future__ import annotations
 
+import math
 import time
 
 from agents.common.budget import TIME_MARGIN, OutOfBudget
@@ -116,6 +117,7 @@ class TurnPlanAgent:
     last_result = None
     _pending: list[int] | tuple = ()  # before the first plan
     _expected = None
+    _last_action: int | None = None
 
     def _plan(self, view):  # pragma: no cover - interface
         raise NotImplementedError
@@ -124,6 +126,7 @@ class TurnPlanAgent:
         self._pending: list[int] = []
         self._expected = None  # the state the next pending action is planned for
         self.last_result = None
+        self._last_action = None
 
     def act(self, view) -> int:
         if view.is_terminal():
@@ -135,11 +138,27 @@ class TurnPlanAgent:
         action = self._pending.pop(0)
         if not self._expected.is_legal(action):  # defensive: never play an illegal action
             self._pending = []
-            return view.end_turn_action
-        self._expected.apply(action)
+            action = view.end_turn_action
+        else:
+            self._expected.apply(action)
+        self._last_action = action
         if self._expected.current_side != view.current_side or self._expected.is_terminal():
             self._pending = []
         return action
+
+    def thinking(self) -> dict | None:
+        """The rest of the turn as planned, from the action just played on (``plan``, action
+        ids), with the plan's value and the search's count of solves where it has them
+        (the arena's ``--record-thinking``, the web viewer's overlay)."""
+        if self._last_action is None:
+            return None
+        report: dict = {"plan": [self._last_action, *self._pending]}
+        for key in ("value", "solves"):
+            value = getattr(self.last_result, key, None)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) \
+                    and math.isfinite(value):
+                report[key] = value
+        return report
 
 
 class TBWSearchAgent(TurnPlanAgent):

@@ -113,6 +113,7 @@ function drawTBW(container, board, position, marks = {}) {
       void title;
     }
   }
+  if (marks.plan) drawPlan(svg, geo, marks.plan);
   for (const unit of position.units) {
     if (!unit.alive) continue;
     const spec = board.units[unit.id];
@@ -138,6 +139,54 @@ function drawTBW(container, board, position, marks = {}) {
     if (marks.onUnit) g.addEventListener("click", (event) => { event.stopPropagation(); marks.onUnit(unit.id); });
   }
   return svg;
+}
+
+// A planned turn: per unit action, an arrow from the unit to its destination, numbered in
+// order, and a dashed line to the enemy it attacks.
+function drawPlan(svg, geo, plan) {
+  el("defs", {}, svg).innerHTML = '<marker id="plan-head" markerUnits="userSpaceOnUse" markerWidth="12" ' +
+    'markerHeight="12" refX="10" refY="6" orient="auto"><path d="M0,0 L12,6 L0,12 z" fill="#805ad5"/></marker>';
+  plan.forEach((step, index) => {
+    const [x1, y1] = geo.center(...step.from), [x2, y2] = geo.center(...step.to);
+    if (x1 !== x2 || y1 !== y2) {
+      el("line", { x1, y1, x2, y2, stroke: "#805ad5", "stroke-width": 3, "stroke-opacity": 0.8,
+                   "marker-end": "url(#plan-head)", class: "plan-move" }, svg);
+    }
+    if (step.target) {
+      const [x3, y3] = geo.center(...step.target);
+      el("line", { x1: x2, y1: y2, x2: x3, y2: y3, stroke: "#e53e3e", "stroke-width": 2.5,
+                   "stroke-dasharray": "5 3", class: "plan-attack" }, svg);
+    }
+    el("circle", { cx: x2 + 13, cy: y2 + 13, r: 8, fill: "#805ad5" }, svg);
+    el("text", { x: x2 + 13, y: y2 + 17, "text-anchor": "middle", "font-size": 10, fill: "#fff",
+                 "font-weight": 700 }, svg, String(index + 1));
+  });
+}
+
+// Unit actions of a TBW action id (Scenario.unit_action), for the side to move.
+function decodeTBW(board, position, action) {
+  if (action === board.end_turn) return null;
+  const n = board.units_per_side, size = board.rows * board.cols;
+  const k = action % (n + 1), rest = Math.floor(action / (n + 1));
+  const tile = rest % size, slot = Math.floor(rest / size);
+  const side = position.current_player;
+  const unit = board.units.find((u) => u.side === side && u.slot === slot);
+  const enemy = k === n ? null : board.units.find((u) => u.side === 1 - side && u.slot === k);
+  return { unit: unit.id, to: [Math.floor(tile / board.cols), tile % board.cols], target: enemy ? enemy.id : null };
+}
+
+function planMarks(board, frames, ply, plan) {
+  // Each planned action from the frame it would be played in: the unit's place there.
+  const steps = [];
+  const position = frames[ply];
+  const where = Object.fromEntries(position.units.map((u) => [u.id, [u.row, u.col]]));
+  for (const action of plan) {
+    const step = decodeTBW(board, position, action);
+    if (!step || !where[step.unit] || where[step.unit][0] === null) continue;
+    steps.push({ from: where[step.unit], to: step.to, target: step.target !== null ? where[step.target] : null });
+    where[step.unit] = step.to;
+  }
+  return steps;
 }
 
 // ------------------------------------------------------------------ Junqi drawing
@@ -559,8 +608,16 @@ function setPly(ply) {
   const info = $("watch-info");
   info.innerHTML = "";
   if (data.game === "tbw") {
-    drawTBW($("watch-board"), data.board, frame);
+    const thought = $("watch-thinking").checked && data.thinking ? data.thinking[watch.ply] : null;
+    const marks = thought && thought.plan ? { plan: planMarks(data.board, data.frames, watch.ply, thought.plan) } : {};
+    drawTBW($("watch-board"), data.board, frame, marks);
     html("div", {}, info, `Turn ${frame.turn}; player ${frame.current_player} to act.`);
+    if (thought && thought.plan) {
+      html("div", { class: "thinking-info" }, info,
+           `Player ${frame.current_player}'s plan for the rest of its turn (numbered arrows; dashed: attacks)` +
+           (thought.value !== undefined ? `, valued ${Number(thought.value).toFixed(2)}` : "") +
+           (thought.solves !== undefined ? ` after ${thought.solves} solves` : "") + ".");
+    }
   } else {
     const history = frame.history;
     const marks = history.length ? { last: { from: history[history.length - 1].from, to: history[history.length - 1].to } } : {};

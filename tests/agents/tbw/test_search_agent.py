@@ -105,3 +105,25 @@ def test_agent_budget_bounds_a_hard_big_map_turn():
     action = agent.act(state.view(1))
     assert action in state.legal_actions()
     assert agent.last_result.ops1 <= 20_000 and not agent.last_result.complete
+
+
+@pytest.mark.parametrize("spec", ["exact", "alg2", "tree:solves=6", "oep:generations=2"])
+def test_a_turn_planner_says_the_rest_of_its_plan(spec):
+    from agents.registry import make_agent
+    from tbw_envs.games import get_game
+
+    state = get_game("tbw").new_state("duel_5v5_8x8")
+    agent = make_agent(spec, seed=3, game="tbw")
+    agent.reset(3)
+    assert agent.thinking() is None
+    first = None
+    while state.current_player == 0 and not state.is_terminal():
+        action = agent.act(state.view(0))
+        plan = agent.thinking()["plan"]
+        assert plan[0] == action
+        if first is None:
+            first = plan
+        else:  # each report is the first one, less what has been played
+            assert plan == first[len(first) - len(plan):]
+        state.apply(action)
+    assert len(plan) == 1 and isinstance(agent.thinking()["value"], float)

@@ -127,3 +127,19 @@ def test_what_a_search_thought_is_shown_when_recorded(make_client, tmp_path):
                                               if post is not None and post["owner"] == 1}
         else:
             assert thought is None
+
+
+def test_a_tbw_planners_plan_is_shown_when_recorded(make_client, tmp_path):
+    result = run_round_robin("tbw", ["tree:solves=4", "greedy"], games_per_pairing=2,
+                             workers=1, seed=3, bootstrap=0, record_thinking=True)
+    result.write(tmp_path / "plans", chart=False)
+    client = make_client(runs_dir=tmp_path)
+    data = client.get("/api/runs/game", params={"file": "plans", "index": 0}).json()
+    record = result.games[0].to_record()
+    assert data["thinking"] == record["thinking"]
+    for ply, thought in enumerate(data["thinking"]):
+        mover = data["frames"][ply]["current_player"]
+        if ply < record["start"]["opening_plies"] or mover == 1:  # the opening; greedy
+            assert thought is None
+        else:
+            assert thought["plan"][0] == record["actions"][ply]
