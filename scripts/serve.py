@@ -32,7 +32,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--runs", default="runs",
-                        help="the folder whose recorded games the page may open (default runs)")
+                        help="the folder whose recorded games the page may open, or a "
+                             "games.jsonl file (then the folder it is in; default runs)")
     parser.add_argument("--agents", nargs="*", default=[], metavar="SPEC",
                         help="extra opponents the page offers, files allowed: file.py:Name, "
                              "ppo:path=model.zip, ... (each is built once now, to check it)")

@@ -33,7 +33,9 @@ class RunFolder:
     """The recorded games under ``root``, read on request (a few files kept in memory)."""
 
     def __init__(self, root: str | Path, cache_files: int = 4):
-        self.root = Path(root).resolve()
+        # A games.jsonl file stands for the folder it is in.
+        path = Path(root).resolve()
+        self.root = path.parent if path.is_file() else path
         self._cache: OrderedDict[tuple[Path, float], list[dict[str, Any]]] = OrderedDict()
         self._cache_files = cache_files
         self._lock = threading.Lock()

@@ -440,7 +440,22 @@ function renderPlayTBW(state, board, actions) {
   $("play-info").innerHTML = "";
   html("div", {}, $("play-info"), `Turn ${position.turn} of ${board.max_turns}; win by ${board.win}. ` +
        (state.your_turn ? `${ready} of your units may still act: click one, then a blue tile, then a red-ringed enemy (or the tile again to move without attacking).` : ""));
+  tbwLegend($("play-info"), board);
   renderLog(state.log || []);
+}
+
+function tbwLegend(parent, board) {
+  const legend = html("div", { class: "legend" }, parent);
+  for (const [name, t] of Object.entries(board.terrain_types)) {
+    const item = html("span", { class: "swatch-item" }, legend);
+    html("span", { class: "swatch", style: `background:${terrainColor(name)}` }, item);
+    const how = t.passable ? (t.cost !== null ? `cost ${t.cost}` : "some units") :
+      (t.shoot_over ? "impassable, shoot over" : "impassable");
+    item.appendChild(document.createTextNode(`${name} (${how}) `));
+  }
+  const types = [...new Set(board.units.map((u) => u.type))];
+  html("div", {}, legend, "Units: " + types.map((t) => `${t.slice(0, 2).toUpperCase()} ${t}`).join(", ") +
+       " (hover a unit for its hp, attack, move and range); a gold ring marks a leader; faded units have acted.");
 }
 
 function renderLog(entries) {
@@ -612,6 +627,7 @@ function setPly(ply) {
     const marks = thought && thought.plan ? { plan: planMarks(data.board, data.frames, watch.ply, thought.plan) } : {};
     drawTBW($("watch-board"), data.board, frame, marks);
     html("div", {}, info, `Turn ${frame.turn}; player ${frame.current_player} to act.`);
+    tbwLegend(info, data.board);
     if (thought && thought.plan) {
       html("div", { class: "thinking-info" }, info,
            `Player ${frame.current_player}'s plan for the rest of its turn (numbered arrows; dashed: attacks)` +

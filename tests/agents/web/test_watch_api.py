@@ -143,3 +143,10 @@ def test_a_tbw_planners_plan_is_shown_when_recorded(make_client, tmp_path):
             assert thought is None
         else:
             assert thought["plan"][0] == record["actions"][ply]
+
+
+def test_a_games_file_given_as_the_runs_folder_stands_for_its_folder(make_client, written_runs):
+    path = written_runs["junqi"]["games.jsonl"]
+    client = make_client(runs_dir=path)
+    assert client.get("/api/runs").json()["files"] == ["games.jsonl"]
+    assert len(client.get("/api/runs/games", params={"file": "games.jsonl"}).json()["games"]) == 2
