@@ -104,10 +104,14 @@ def _junqi_board(rules: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------------- positions
 
 
-def position_json(game: str, view: Any, legal: bool = False) -> dict[str, Any]:
+def position_json(game: str, view: Any, legal: bool = False,
+                  history: bool = True) -> dict[str, Any]:
     """A player's position, from its view only (``state.view(player)``); with ``legal``, the
-    moves it may make now, grouped as the page offers them."""
-    return _tbw_position(view, legal) if game == "tbw" else _junqi_position(view, legal)
+    moves it may make now, grouped as the page offers them. Junqi: the last ply (``last``),
+    and with ``history`` every ply (a replay's frames leave it out: it grows with the game)."""
+    if game == "tbw":
+        return _tbw_position(view, legal)
+    return _junqi_position(view, legal, history)
 
 
 def _tbw_position(state: Any, legal: bool) -> dict[str, Any]:
@@ -152,7 +156,7 @@ def _no_target_first(act: dict[str, Any]) -> tuple[bool, int]:
     return act["target"] is not None, act["action"]
 
 
-def _junqi_position(view: Any, legal: bool) -> dict[str, Any]:
+def _junqi_position(view: Any, legal: bool, history: bool) -> dict[str, Any]:
     posts = []
     for post in range(NUM_POSTS):
         owner = view.owner[post]
@@ -168,22 +172,30 @@ def _junqi_position(view: Any, legal: bool) -> dict[str, Any]:
             entry["possible"] = [PIECE_CODES[k] for k in range(NUM_PIECE_TYPES)
                                  if view.possible[post] >> k & 1]
         posts.append(entry)
-    position = {
-        "viewer": view.player,
-        "current_player": view.current_player,
-        "phase": view.phase,
-        "ply": view.ply,
-        "quiet_plies": view.quiet_plies,
-        "terminal": view.is_terminal(),
-        "winner": view.winner,
-        "end_reason": view.end_reason,
-        "posts": posts,
-        "flag_revealed": list(view.flag_revealed),
-        "history": [_ply_json(record) for record in view.history],
-    }
+    position = _junqi_common(view, view.player, posts, history)
     if legal:
         position["moves"] = [[action // NUM_POSTS, action % NUM_POSTS, action]
                              for action in view.legal_actions() if action < NUM_POSTS ** 2]
+    return position
+
+
+def _junqi_common(source: Any, viewer: int | None, posts: list, history: bool) -> dict[str, Any]:
+    """What a Junqi view and the whole state show alike: the public record."""
+    position = {
+        "viewer": viewer,
+        "current_player": source.current_player,
+        "phase": source.phase,
+        "ply": source.ply,
+        "quiet_plies": source.quiet_plies,
+        "terminal": source.is_terminal(),
+        "winner": source.winner,
+        "end_reason": source.end_reason,
+        "posts": posts,
+        "flag_revealed": list(source.flag_revealed),
+        "last": _ply_json(source.history[-1]) if source.history else None,
+    }
+    if history:
+        position["history"] = [_ply_json(record) for record in source.history]
     return position
 
 
@@ -192,7 +204,7 @@ def _ply_json(record: Any) -> dict[str, Any]:
             "result": RESULT_NAMES[record.result]}
 
 
-def revealed_json(game: str, state: Any) -> dict[str, Any]:
+def revealed_json(game: str, state: Any, history: bool = True) -> dict[str, Any]:
     """The whole position, hidden identities included: only for a game that is over, or a
     watcher's "everything" view of a recorded game."""
     if game == "tbw":
@@ -204,19 +216,7 @@ def revealed_json(game: str, state: Any) -> dict[str, Any]:
                      {"owner": owner, "moved": bool(state.moved[post]),
                       "piece": None if state.kind[post] == NO_PIECE
                       else PIECE_CODES[state.kind[post]]})
-    return {
-        "viewer": None,
-        "current_player": state.current_player,
-        "phase": state.phase,
-        "ply": state.ply,
-        "quiet_plies": state.quiet_plies,
-        "terminal": state.is_terminal(),
-        "winner": state.winner,
-        "end_reason": state.end_reason,
-        "posts": posts,
-        "flag_revealed": list(state.flag_revealed),
-        "history": [_ply_json(record) for record in state.history],
-    }
+    return _junqi_common(state, None, posts, history)
 
 
 def action_words(game: str, state: Any, action: int) -> str:

@@ -145,8 +145,8 @@ class RunFolder:
         actions = record.get("actions") or []
 
         def on_ply(ply: int, state: Any) -> None:
-            position = (revealed_json(game, state) if view == "all"
-                        else position_json(game, state.view(int(view))))
+            position = (revealed_json(game, state, history=False) if view == "all"
+                        else position_json(game, state.view(int(view)), history=False))
             if ply < len(actions) and not state.is_terminal():
                 position["next"] = action_words(game, state, actions[ply])
             frames.append(position)

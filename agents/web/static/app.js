@@ -481,9 +481,8 @@ function renderPlayJunqi(state, board, actions) {
   const flip = state.seat === 1;
   const over = state.over;
   const position = over ? state.revealed : state.position;
-  const history = state.position.history;
   const marks = {};
-  if (history.length) marks.last = { from: history[history.length - 1].from, to: history[history.length - 1].to };
+  if (state.position.last) marks.last = state.position.last;
   const moves = state.position.moves || [];
   if (play.selected !== null) {
     marks.selected = play.selected;
@@ -635,8 +634,7 @@ function setPly(ply) {
            (thought.solves !== undefined ? ` after ${thought.solves} solves` : "") + ".");
     }
   } else {
-    const history = frame.history;
-    const marks = history.length ? { last: { from: history[history.length - 1].from, to: history[history.length - 1].to } } : {};
+    const marks = frame.last ? { last: frame.last } : {};
     const thought = $("watch-thinking").checked && data.thinking ? data.thinking[watch.ply] : null;
     if (thought) {
       marks.arrows = (thought.moves || []).slice(0, 3);
@@ -651,8 +649,8 @@ function setPly(ply) {
            `Player ${mover}'s search here (${thought.iterations} iterations): ${moves.join("; ")}. ` +
            "Arrows: its three most visited moves; under each of the other side's pieces: its most likely type in the search's belief (hover for all).");
     }
-    if (history.length) {
-      const ply = history[history.length - 1];
+    if (frame.last) {
+      const ply = frame.last;
       html("div", {}, info, `Last: player ${ply.player} ${data.board.posts[ply.from]}-${data.board.posts[ply.to]} ${resultWords(ply.result)}.`);
     }
     html("div", {}, info, `No collision for ${frame.quiet_plies} plies.`);

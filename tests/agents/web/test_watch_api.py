@@ -12,6 +12,12 @@ import pytest
 from agents.arena import run_round_robin
 
 
+def record_ply(record, ply):
+    """(from post, to post) of the record's ``ply``-th action (1-based)."""
+    action = record["actions"][ply - 1]
+    return action // 60, action % 60
+
+
 @pytest.fixture
 def runs_client(make_client, written_runs):
     root = written_runs["tbw"]["games.jsonl"].parent.parent
@@ -43,7 +49,12 @@ def test_a_junqi_game_replays_per_ply_and_a_player_view_hides_the_other_side(run
     assert all("next" in f for f in frames[:-1]) and "next" not in frames[-1]
     assert frames[-1]["end_reason"] == record["result"]["end_reason"]
     for frame in frames:
-        assert len(frame["history"]) == frame["ply"]
+        assert "history" not in frame  # a frame carries the last ply, not the whole record
+        if frame["ply"]:
+            last = record_ply(record, frame["ply"])
+            assert (frame["last"]["from"], frame["last"]["to"]) == last
+        else:
+            assert frame["last"] is None
         for post in frame["posts"]:
             if post is None:
                 continue
