@@ -125,7 +125,7 @@ class PlaySession:
         try:
             self.agent = make_agent(opponent, seed=self.seed, game=game, variant=self.variant_name)
             self.agent.reset(self.seed)
-        except ValueError as exc:
+        except (ValueError, ImportError) as exc:  # ImportError: a learned agent needs torch
             raise PlayError(f"opponent: {exc}") from None
         self.layouts: tuple[str, str] | None = None
         if description.has_layouts:

@@ -280,3 +280,16 @@ def test_the_page_lists_games_variants_and_opponents(client):
     assert page.status_code == 200 and "/static/app.js" in page.text
     assert client.get("/static/app.js").status_code == 200
     assert client.get("/static/../app.py").status_code == 404
+
+
+def test_a_learned_opponent_without_torch_says_what_to_install(client, monkeypatch):
+    import agents.web.play as web_play
+
+    def no_torch(*args, **kwargs):
+        raise ImportError("PPOAgent needs torch and sb3-contrib (the train extra)")
+
+    monkeypatch.setattr(web_play, "make_agent", no_torch)
+    response = client.post("/api/play", json={"game": "junqi", "opponent": "ppo:pretrained"})
+    assert response.status_code == 400
+    assert response.json()["error"] == ("opponent: PPOAgent needs torch and sb3-contrib (the "
+                                        "train extra)")
