@@ -39,6 +39,7 @@ from agents.junqi.deployment import LAYOUT_POLICIES
 from agents.web.play import OPPONENT_EXAMPLES, PlayError, SessionStore
 from agents.web.views import board_json
 from agents.web.watch import RunFolder
+from tbw_envs.core.contract import short_repr
 from tbw_envs.games import GAMES, get_game
 from tbw_envs.junqi.layout import format_layout
 
@@ -52,6 +53,12 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     """Starlette's own refusals (an unknown path, a method not allowed) in the API's shape."""
     status = getattr(exc, "status_code", 500)
     return JSONResponse({"error": str(getattr(exc, "detail", "") or "error")}, status_code=status)
+
+
+async def _server_error(request: Request, exc: Exception) -> JSONResponse:
+    """A failure the API did not foresee: still JSON, naming it, so the page can show it."""
+    return JSONResponse({"error": f"server error: {type(exc).__name__}: {short_repr(str(exc))}"},
+                        status_code=500)
 
 
 def _error(exc: PlayError) -> JSONResponse:
@@ -181,7 +188,8 @@ def create_app(runs_dir: str | Path = "runs", allowed_specs: tuple[str, ...] = (
         Route("/api/runs/games", runs_games),
         Route("/api/runs/game", runs_game),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
-    ], lifespan=lifespan, exception_handlers={HTTPException: _http_error})
+    ], lifespan=lifespan, exception_handlers={HTTPException: _http_error,
+                                              Exception: _server_error})
     app.state.sessions = store
     app.state.runs = runs
     return app

@@ -127,6 +127,9 @@ class PlaySession:
             self.agent.reset(self.seed)
         except (ValueError, ImportError) as exc:  # ImportError: a learned agent needs torch
             raise PlayError(f"opponent: {exc}") from None
+        except Exception as exc:  # a user's agent may fail any way when built
+            raise PlayError(f"opponent {short_repr(opponent)} cannot be built: "
+                            f"{type(exc).__name__}: {short_repr(str(exc))}") from None
         self.layouts: tuple[str, str] | None = None
         if description.has_layouts:
             self.state = self._junqi_start(layout, opponent_layout)

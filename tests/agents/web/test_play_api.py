@@ -293,3 +293,28 @@ def test_a_learned_opponent_without_torch_says_what_to_install(client, monkeypat
     assert response.status_code == 400
     assert response.json()["error"] == ("opponent: PPOAgent needs torch and sb3-contrib (the "
                                         "train extra)")
+
+
+def test_an_agent_that_fails_to_build_is_named(make_client, tmp_path):
+    path = tmp_path / "broken_agent.py"
+    path.write_text("class Broken:\n    name = 'broken'\n\n"
+                    "    def __init__(self, seed=None):\n        raise KeyError('no model')\n\n"
+                    "    def reset(self, seed=None):\n        pass\n\n"
+                    "    def act(self, view):\n        return 0\n")
+    spec = f"{path}:Broken"
+    client = make_client(allowed_specs=(spec,))
+    response = client.post("/api/play", json={"game": "junqi", "opponent": spec})
+    assert response.status_code == 400 and "no model" in response.json()["error"]
+
+
+def test_an_unforeseen_failure_is_still_a_json_error(tmp_path, monkeypatch):
+    from starlette.testclient import TestClient
+
+    from agents.web.app import create_app
+
+    app = create_app(runs_dir=tmp_path)
+    monkeypatch.setattr(app.state.runs, "files", lambda: 1 / 0)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        response = client.get("/api/runs")
+    assert response.status_code == 500
+    assert response.json() == {"error": "server error: ZeroDivisionError: 'division by zero'"}
