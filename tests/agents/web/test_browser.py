@@ -34,14 +34,17 @@ def page(written_runs, tmp_path_factory):
     with serve_in_thread(app) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_ARGS))
         page = browser.new_page(viewport={"width": 1200, "height": 900})
-        errors = []
+        errors, elsewhere = [], []
         page.on("pageerror", lambda error: errors.append(str(error)))
+        # The page works offline: every request goes to this server.
+        page.on("request", lambda request: request.url.startswith(url)
+                or elsewhere.append(request.url))
         page.goto(url)
         page.wait_for_selector("#play-game option", state="attached")
         page.errors = errors
         yield page
         browser.close()
-    assert errors == []
+    assert errors == [] and elsewhere == []
 
 
 def new_game(page, game, variant, opponent="random", seat="0", layout=None):

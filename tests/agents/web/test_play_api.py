@@ -282,6 +282,16 @@ def test_the_page_lists_games_variants_and_opponents(client):
     assert client.get("/static/../app.py").status_code == 404
 
 
+def test_the_page_fetches_nothing_from_elsewhere():
+    from agents.web.app import STATIC_DIR
+
+    files = sorted(STATIC_DIR.iterdir())
+    assert {f.name for f in files} == {"index.html", "app.js", "style.css"}
+    for path in files:
+        text = path.read_text().replace("http://www.w3.org/2000/svg", "")  # a name, not a fetch
+        assert "http:" not in text and "https:" not in text and "//cdn" not in text, path.name
+
+
 def test_a_learned_opponent_without_torch_says_what_to_install(client, monkeypatch):
     import agents.web.play as web_play
 
