@@ -29,7 +29,7 @@ from agents.web.views import board_json, position_json, revealed_json
 from tbw_envs.core.contract import is_integer, kind_of, short_repr
 from tbw_envs.core.errors import IllegalActionError
 from tbw_envs.games import GAMES, get_game
-from tbw_envs.junqi.layout import coerce_layout, format_layout
+from tbw_envs.junqi.layout import coerce_layout
 
 __all__ = ["PlayError", "PlaySession", "SessionStore", "check_page_spec", "OPPONENT_EXAMPLES"]
 
@@ -97,6 +97,16 @@ def _check_seed(seed: Any) -> int:
     return int(seed)
 
 
+class _ChosenLayout:
+    """A seat whose layout is already chosen, as ``Game.start`` asks a seat for one."""
+
+    def __init__(self, layout: Any, source: str):
+        self.chosen = coerce_layout(layout, source)
+
+    def layout(self, rng: random.Random, rules: Any) -> Any:
+        return self.chosen
+
+
 class PlaySession:
     """One game of a person (``human_seat``) against an agent built from ``opponent``.
 
@@ -130,11 +140,21 @@ class PlaySession:
         except Exception as exc:  # a user's agent may fail any way when built
             raise PlayError(f"opponent {short_repr(opponent)} cannot be built: "
                             f"{type(exc).__name__}: {short_repr(str(exc))}") from None
-        self.layouts: tuple[str, str] | None = None
+        # The game's own start: each seat's layout(rng, rules) where the game has layouts,
+        # the person's being the one they chose.
+        seats: list[Any] = [None, None]
+        seats[self.agent_seat] = (self.agent if opponent_layout is None
+                                  else _ChosenLayout(opponent_layout, "opponent layout"))
         if description.has_layouts:
-            self.state = self._junqi_start(layout, opponent_layout)
-        else:
-            self.state = description.new_state(self.variant, self.seed)
+            seats[self.human_seat] = _ChosenLayout(
+                self._human_layout(layout, random.Random(self.seed)), "your layout")
+        labels = ["you", opponent] if self.human_seat == 0 else [opponent, "you"]
+        try:
+            start = description.start(self.variant, self.seed, seats, labels)
+        except ValueError as exc:
+            raise PlayError(str(exc)) from None
+        self.state = start.state
+        self.layouts = start.layouts
         self.board = board_json(game, self.variant)
         self.actions: list[int] = []
         self.log: list[dict[str, Any]] = []  # each action in words, as it was played
@@ -144,20 +164,6 @@ class PlaySession:
         self._executor = executor
         self._thinking: Future | None = None
         self._start_agent_if_due()
-
-    def _junqi_start(self, layout: Any, opponent_layout: Any) -> Any:
-        rng = random.Random(self.seed)
-        human = self._human_layout(layout, rng)
-        if opponent_layout is not None:
-            agent_layout = coerce_layout(opponent_layout, "opponent layout")
-        else:
-            chooser = getattr(self.agent, "layout", None)
-            agent_layout = (coerce_layout(chooser(rng, self.variant), "the agent's layout")
-                            if callable(chooser) else LAYOUT_POLICIES["random"](rng))
-        pair = [None, None]
-        pair[self.human_seat], pair[self.agent_seat] = human, agent_layout
-        self.layouts = (format_layout(pair[0]), format_layout(pair[1]))
-        return get_game("junqi").new_state(self.variant, layouts=pair)
 
     @staticmethod
     def _human_layout(layout: Any, rng: random.Random) -> Any:
