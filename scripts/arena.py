@@ -22,6 +22,10 @@ first game; an existing, non-empty --out is refused unless --overwrite. Caps: at
 100,000 games in one round robin, --workers at most 256, --seed below 2**63, --opening-plies at
 most a quarter of the longest game the scenario or rule set allows (duel_5v5_8x8: 100, ccgc:
 500; agents.arena.max_opening_plies).
+
+Each game is appended to --out's journal.jsonl as it finishes (the files above replace it at the
+end): after Ctrl-C or a lost machine, --resume DIR replays and checks those games and plays only
+the rest, to the same files as an uninterrupted run.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ from agents.arena import (  # noqa: E402
     run_round_robin,
 )
 from agents.arena import replay_record as replay_final_state  # noqa: E402
+from agents.arena.journal import JOURNAL_NAME, read_journal_header  # noqa: E402
+from agents.arena.records import MalformedRecord  # noqa: E402
 from tbw_envs.core.contract import short_repr  # noqa: E402
 from tbw_envs.games import game_names, get_game  # noqa: E402
 
@@ -156,6 +162,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "and is not empty, unless --overwrite")
     parser.add_argument("--overwrite", action="store_true",
                         help="write into an existing --out folder, replacing the arena's files")
+    parser.add_argument("--resume", type=non_empty, default=None, metavar="DIR",
+                        help="go on with the interrupted run in DIR: its games so far are read "
+                             f"back from DIR/{JOURNAL_NAME} (replayed and checked) and only "
+                             "the rest are played; the run's options come from the journal "
+                             "(--workers, --ray and --no-render may be given)")
     parser.add_argument("--record-thinking", action="store_true",
                         help="keep, per move, what a search agent thought (the Junqi searches: "
                              "their most visited moves and their belief over hidden pieces) in "
@@ -259,24 +270,85 @@ def plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[dict
     return runs
 
 
+# What --resume takes from the journal instead of the command line.
+RUN_OPTIONS = ("game", "scenario", "rules", "agents", "games", "opening_plies", "out",
+               "overwrite", "record_thinking")
+
+
+def resume_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict:
+    """The run to continue with --resume DIR, from its journal's first line."""
+    given = [name for name in RUN_OPTIONS if getattr(args, name) not in (None, False)]
+    if args.seed != 0:
+        given.append("seed")
+    if given:
+        parser.error(f"--resume continues a run with the options it was started with (they are "
+                     f"in its journal); drop --{given[0].replace('_', '-')}")
+    folder = Path(args.resume)
+    if not (folder / JOURNAL_NAME).is_file():
+        if (folder / "results.json").is_file():
+            parser.error(f"--resume: {folder} holds a finished run (results.json), nothing to "
+                         f"resume")
+        nested = sorted(str(folder / name) for name in game_names()
+                        if (folder / name / JOURNAL_NAME).is_file())
+        hint = f"; resume each game's folder: {', '.join(nested)}" if nested else ""
+        parser.error(f"--resume: no {JOURNAL_NAME} in {folder}{hint}")
+    try:
+        header = read_journal_header(folder / JOURNAL_NAME)
+        run = header["run"]
+        checked = check_round_robin(run.get("game"), run.get("specs"),
+                                    run.get("games_per_pairing"), seed=run.get("seed"),
+                                    workers=args.workers, variant=run.get("variant"),
+                                    opening_plies=run.get("opening_plies"),
+                                    ray_address=args.ray,
+                                    record_thinking=run.get("record_thinking"))
+    except ArenaInputError as exc:
+        parser.error(f"--resume: {exc}")
+    except ValueError as exc:  # the scenario or rule set the journal names
+        parser.error(f"--resume: {exc}")
+    command = header.get("command")
+    return {"game": checked["game"], "variant": checked["variant"], "specs": run["specs"],
+            "games": checked["games_per_pairing"], "seed": checked["seed"],
+            "out": folder, "opening_plies": checked["opening_plies"],
+            "record_thinking": checked["record_thinking"], "resume": True,
+            "command": command if isinstance(command, str) else None}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     command = shlex.join(["python", "scripts/arena.py", *argv])
-    for index, run in enumerate(plan(args, parser)):
+    if args.resume is not None:
+        runs = [resume_plan(args, parser)]
+    else:
+        runs = [run | {"seed": args.seed, "record_thinking": args.record_thinking,
+                       "resume": False, "command": command} for run in plan(args, parser)]
+    for index, run in enumerate(runs):
         if index:
             print("\n" + "=" * 100 + "\n")
         if run["games"] % 2:
             print(f"note: {run['games']} games per pairing rounded up to {run['games'] + 1} "
                   f"(paired games)")
-        result = run_round_robin(run["game"], run["specs"], run["games"], seed=args.seed,
-                                 workers=args.workers, variant=run["variant"], progress=True,
-                                 opening_plies=run["opening_plies"], ray_address=args.ray,
-                                 record_thinking=args.record_thinking)
+        journal = Path(run["out"]) / JOURNAL_NAME
+        if args.overwrite:
+            journal.unlink(missing_ok=True)  # a stale journal is one of the arena's files
+        try:
+            result = run_round_robin(
+                run["game"], run["specs"], run["games"], seed=run["seed"],
+                workers=args.workers, variant=run["variant"], progress=True,
+                opening_plies=run["opening_plies"], ray_address=args.ray,
+                record_thinking=run["record_thinking"], journal=journal,
+                resume=run["resume"], command=run["command"])
+        except (ArenaInputError, MalformedRecord) as exc:  # the journal, before any game
+            parser.error(f"--resume: {exc}" if run["resume"] else str(exc))
+        except KeyboardInterrupt:
+            print(f"\ninterrupted: the games finished so far are in {journal}; go on with "
+                  f"python scripts/arena.py --resume {shlex.quote(str(run['out']))}",
+                  file=sys.stderr)
+            return 130
         print()
         print(result.tables())
-        paths = result.write(run["out"], command=command, overwrite=args.overwrite)
+        paths = result.write(run["out"], command=run["command"], overwrite=args.overwrite)
         if not args.no_render:
             last = result.games[-1]
             print(f"\nfinal board of the last game ({last.labels[0]} as player 0, "

@@ -19,7 +19,8 @@ The modules, one job each: ``checks`` (argument checks and caps), ``stats`` (the
 small pure functions testable against hand-checkable cases), ``players`` (the entrants),
 ``scheduling`` (seeds and tasks), ``openings``, ``play`` (the game loop), ``match``,
 ``runners`` (process pool, Ray), ``main_guard`` (a script that starts a round robin
-at its top level), ``roundrobin``, ``records`` and ``digests`` (``games.jsonl``),
+at its top level), ``roundrobin``, ``journal`` (each game as it finishes, to resume an
+interrupted run), ``records`` and ``digests`` (``games.jsonl``),
 ``results`` with ``tables``, ``results_json``, ``files`` and ``plot``, ``record_shape`` and
 ``replay`` (verifying records), ``gif``, ``budget_curve`` (rating against search budget, read
 back from a run's ``results.json``). The names below are the package's public ones, as

@@ -30,9 +30,10 @@ MAX_BOOTSTRAP = 10_000
 #   (``random_opening(stop_before_end=True)``), so the agents always play.
 OPENING_FRACTION = 4
 
-# The files a run writes in its folder (``RoundRobinResult.write``).
+# The files a run writes in its folder (``RoundRobinResult.write``; the journal while it runs,
+# ``agents.arena.journal``).
 OUTPUT_FILES = ("results.json", "games.csv", "pairings.csv", "ratings.csv", "games.jsonl",
-                "arena.png")
+                "arena.png", "journal.jsonl")
 
 
 class ArenaInputError(ValueError):

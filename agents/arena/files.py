@@ -22,8 +22,9 @@ def write_result(result: RoundRobinResult, out_dir: str | Path, command: str | N
     """``results.json``, ``games.csv``, ``pairings.csv``, ``ratings.csv``, ``games.jsonl``
     and (with ``chart``, which needs matplotlib) ``arena.png`` in ``out_dir``; returns the
     paths. The folder is checked first (``check_out_dir``): with ``overwrite=False`` a folder
-    that holds anything is refused."""
-    out = check_out_dir(out_dir, overwrite)
+    that holds anything but the run's journal is refused. The journal (``result.journal``) is
+    removed once the files are written."""
+    out = check_out_dir(out_dir, overwrite or holds_only(out_dir, result.journal))
     out.mkdir(parents=True, exist_ok=True)
     paths = {name: out / name for name in ("results.json", "games.csv", "pairings.csv",
                                            "ratings.csv", "games.jsonl")}
@@ -37,7 +38,18 @@ def write_result(result: RoundRobinResult, out_dir: str | Path, command: str | N
     data = result_json(result, command)
     data["files"] = {name: path.name for name, path in paths.items()}
     paths["results.json"].write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    if result.journal is not None:  # games.jsonl holds every game now
+        result.journal.unlink(missing_ok=True)
     return paths
+
+
+def holds_only(folder: str | Path, journal: Path | None) -> bool:
+    """Whether ``folder`` holds nothing but the run's own journal (the round robin started it
+    there, in a folder that was checked empty)."""
+    folder = Path(folder)
+    if journal is None or not folder.is_dir():
+        return False
+    return all(entry.resolve() == journal.resolve() for entry in folder.iterdir())
 
 
 def write_ratings_csv(result: RoundRobinResult, path: Path) -> None:

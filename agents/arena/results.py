@@ -80,6 +80,8 @@ class RoundRobinResult:
     bootstrap: int = 200
     bootstrap_seed: int = 0
     opening_plies: int = 0
+    resumed_games: int = 0  # games read back from the journal of an interrupted run
+    journal: Path | None = None  # removed by write() once games.jsonl holds its games
     _ratings: list[Rating] | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ tallies

@@ -26,7 +26,8 @@ def result_json(result: RoundRobinResult, command: str | None = None) -> dict[st
         "opening_plies": result.opening_plies,
         "games": len(result.games),
         "workers": result.workers,
-        "wall_seconds": result.wall_seconds,
+        "wall_seconds": result.wall_seconds,  # of this process's games (resumed_games aside)
+        "resumed_games": result.resumed_games,
         "agents": [{"label": label, "spec": spec}
                    for label, spec in zip(result.labels, result.specs, strict=True)],
         "pairings": [

@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from agents.arena.checks import (
@@ -14,6 +15,7 @@ from agents.arena.checks import (
     MAX_GAMES,
     MAX_SEED,
     MAX_WORKERS,
+    ArenaInputError,
     ArenaTypeError,
     check_flag,
     check_game,
@@ -26,13 +28,14 @@ from agents.arena.checks import (
     check_variant,
     even_games,
 )
+from agents.arena.journal import Journal, resume_journal, run_key, start_journal
 from agents.arena.main_guard import unguarded_main_call
 from agents.arena.play import play_task, warm_up
 from agents.arena.players import build_entrants, entrant_spec, entrants
 from agents.arena.records import ArenaGame
 from agents.arena.results import RoundRobinResult
 from agents.arena.runners import play_in_processes, play_on_ray
-from agents.arena.scheduling import iter_tasks
+from agents.arena.scheduling import GameTask, iter_tasks
 from tbw_envs.core.contract import kind_of, short_repr
 
 
@@ -83,7 +86,8 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
                     progress: bool = False, bootstrap: int = 200,
                     bootstrap_seed: int = 0, opening_plies: int = 0,
                     ray_address: str | None = None,
-                    record_thinking: bool = False) -> RoundRobinResult:
+                    record_thinking: bool = False, journal: str | Path | None = None,
+                    resume: bool = False, command: str | None = None) -> RoundRobinResult:
     """Every pair of ``specs`` (spec strings: registry agents or your own, ``file.py:Name``;
     or picklable ``factory(seed)`` callables)
     plays ``games_per_pairing`` paired games (rounded up to even) of ``game`` (``"tbw"`` or
@@ -99,6 +103,13 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
     ``record_thinking`` keeps, per ply, what the mover's ``thinking()`` said (the Junqi
     searches: their most visited moves and their belief), in each game's record.
 
+    ``journal`` (a file path, ``agents.arena.journal``) appends each game as it finishes, so an
+    interrupted run can go on: ``resume=True`` reads the games the journal holds (each replayed
+    and checked against the schedule) and plays only the rest; the run's arguments must be the
+    ones it was started with (``workers`` and ``ray_address`` aside). ``command`` is kept in a
+    new journal's first line. ``RoundRobinResult.write`` removes the journal once its files
+    are written.
+
     Every argument is checked and every agent built once before the first game
     (``check_round_robin``; the caps are in ``agents.arena.checks``), and the games are
     scheduled lazily."""
@@ -109,18 +120,50 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
     entries, labels, pairings = args["entries"], args["labels"], args["pairings"]
     games_per_pairing, opening_plies, total = (args["games_per_pairing"], args["opening_plies"],
                                                args["total"])
+    key = run_key(game, variant, [entrant_spec(entry) for entry in entries],
+                  even_games(games_per_pairing), seed, opening_plies, args["record_thinking"])
+    opened, done = open_journal(journal, resume, key, command, lambda: list(iter_tasks(
+        game, variant, entries, labels, pairings, games_per_pairing, seed, opening_plies,
+        args["record_thinking"])))
     start = time.perf_counter()
-    games, workers = play_schedule(game, variant, entries, labels, pairings, games_per_pairing,
-                                   seed, opening_plies, total, workers, ray_address,
-                                   args["progress"], "run_round_robin", f"{game} round robin",
-                                   record_thinking=args["record_thinking"])
+    try:
+        games, workers = play_schedule(game, variant, entries, labels, pairings,
+                                       games_per_pairing, seed, opening_plies, total, workers,
+                                       ray_address, args["progress"], "run_round_robin",
+                                       f"{game} round robin",
+                                       record_thinking=args["record_thinking"],
+                                       journal=opened, done=done)
+    finally:
+        if opened is not None:
+            opened.close()
     return RoundRobinResult(
         game=game, variant=variant, seed=seed, games_per_pairing=even_games(games_per_pairing),
         labels=labels, specs=[entrant_spec(entry) for entry in entries], pairings=pairings,
         games=games, workers=workers,
         wall_seconds=time.perf_counter() - start, bootstrap=args["bootstrap"],
         bootstrap_seed=args["bootstrap_seed"], opening_plies=opening_plies,
+        resumed_games=len(done), journal=None if opened is None else opened.path,
     )
+
+
+def open_journal(journal: Any, resume: Any, key: dict[str, Any], command: str | None,
+                 tasks: Callable[[], list[GameTask]]) -> tuple[Journal | None, dict]:
+    """The run's journal, new or resumed (``tasks()`` gives the schedule to check a resumed
+    one against), and the games it already holds; ``(None, {})`` without a journal."""
+    resume = check_flag(resume, "resume")
+    if journal is None:
+        if resume:
+            raise ArenaInputError("resume=True needs the journal of the run to resume "
+                                  "(journal=path)")
+        return None, {}
+    if isinstance(journal, os.PathLike):
+        journal = os.fspath(journal)
+    if not isinstance(journal, str) or not journal.strip():
+        raise ArenaTypeError(f"journal must be a file path or None, got {kind_of(journal)} "
+                             f"{short_repr(journal)}")
+    if resume:
+        return resume_journal(journal, key, tasks())
+    return start_journal(journal, key, command), {}
 
 
 def play_schedule(game: str, variant: str, entries: Sequence[Any], labels: Sequence[str],
@@ -128,10 +171,13 @@ def play_schedule(game: str, variant: str, entries: Sequence[Any], labels: Seque
                   opening_plies: int, total: int, workers: int | None,
                   ray_address: str | None, progress: bool, caller: str,
                   description: str, record_thinking: bool = False,
+                  journal: Journal | None = None, done: dict[int, ArenaGame] | None = None,
                   ) -> tuple[list[ArenaGame], int]:
     """Play the paired games of ``pairings`` (``scheduling.iter_tasks``) in this process, in
     worker processes or on Ray, with a progress bar; returns the games in game-id order and the
-    workers used. ``caller`` names the public function in the unguarded-script warning."""
+    workers used. ``caller`` names the public function in the unguarded-script warning. Games
+    in ``done`` (by id, from a resumed journal) are not played again; each game played is
+    appended to ``journal``."""
     if ray_address is None and workers is None:
         workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if ray_address is None and workers > 1 and total > 1:
@@ -144,13 +190,16 @@ def play_schedule(game: str, variant: str, entries: Sequence[Any], labels: Seque
                 f"under that block to use {workers} workers (the results are the same).",
                 RuntimeWarning, stacklevel=3)
             workers = 1
-    tasks = iter_tasks(game, variant, entries, labels, pairings, games_per_pairing, seed,
-                       opening_plies, record_thinking)
-    finished: dict[int, ArenaGame] = {}
-    bar = progress_bar(total, description) if progress else None
+    finished: dict[int, ArenaGame] = dict(done or {})
+    tasks = (task for task in iter_tasks(game, variant, entries, labels, pairings,
+                                         games_per_pairing, seed, opening_plies, record_thinking)
+             if task.game_id not in finished)
+    bar = progress_bar(total, description, initial=len(finished)) if progress else None
 
     def record(result: ArenaGame) -> None:
         finished[result.game_id] = result
+        if journal is not None:
+            journal.append(result)
         if bar is not None:
             bar.update(1)
             bar.set_postfix_str(running_summary(labels, pairings, finished.values()),
@@ -159,25 +208,28 @@ def play_schedule(game: str, variant: str, entries: Sequence[Any], labels: Seque
     try:
         if ray_address is not None:
             workers = play_on_ray(tasks, ray_address, workers, record)
+        elif total == len(finished):
+            pass  # the journal held every game
         elif workers == 1 or total <= 1:
             warm_up(game, variant, entries)
             for task in tasks:
                 record(play_task(task))
         else:
-            play_in_processes(tasks, min(workers, total), game, variant, entries, record)
+            play_in_processes(tasks, min(workers, total - len(finished)), game, variant,
+                              entries, record)
     finally:
         if bar is not None:
             bar.close()
     return [finished[game_id] for game_id in range(total)], workers
 
 
-def progress_bar(total: int, description: str):
-    """A tqdm progress bar, or None without tqdm."""
+def progress_bar(total: int, description: str, initial: int = 0):
+    """A tqdm progress bar (``initial`` games already done), or None without tqdm."""
     try:
         from tqdm import tqdm
     except ImportError:  # the progress bar is a nicety, never a requirement
         return None
-    return tqdm(total=total, desc=description, unit="game")
+    return tqdm(total=total, desc=description, unit="game", initial=initial)
 
 
 def running_summary(labels: Sequence[str], pairings: Sequence[tuple[int, int]],

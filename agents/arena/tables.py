@@ -41,8 +41,16 @@ def result_tables(result: RoundRobinResult) -> str:
     """Every table of the round robin, after its title."""
     sections = [result_title(result), pairings_table(result), score_matrix_table(result),
                 ratings_table(result), endings_table(result), timing_table(result),
-                f"wall time {result.wall_seconds:.1f} s with {result.workers} worker(s)"]
+                wall_time_line(result)]
     return "\n\n".join(sections)
+
+
+def wall_time_line(result: RoundRobinResult) -> str:
+    line = f"wall time {result.wall_seconds:.1f} s with {result.workers} worker(s)"
+    if result.resumed_games:
+        line += (f" for {len(result.games) - result.resumed_games} games; "
+                 f"{result.resumed_games} were read back from the interrupted run's journal")
+    return line
 
 
 def _wdl(values: tuple[int, int, int]) -> str:

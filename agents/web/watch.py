@@ -14,6 +14,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from agents.arena.journal import records_of
 from agents.arena.records import load_records
 from agents.arena.replay import replay
 from agents.web.play import PlayError
@@ -42,8 +43,8 @@ class RunFolder:
 
     # ------------------------------------------------------------------ files
     def files(self) -> list[str]:
-        """Every ``games.jsonl`` (and other ``.jsonl``) file under the folder, relative paths
-        with '/' separators, newest first."""
+        """Every ``games.jsonl`` (and other ``.jsonl``: the ``journal.jsonl`` of a run still
+        going) file under the folder, relative paths with '/' separators, newest first."""
         if not self.root.is_dir():
             return []
         found: list[tuple[float, str]] = []
@@ -100,7 +101,7 @@ class RunFolder:
                 self._cache.move_to_end(key)
                 return self._cache[key]
         try:
-            records = load_records(path)
+            records = records_of(load_records(path))
         except ValueError as exc:
             raise PlayError(f"{relative}: {exc}") from None
         with self._lock:

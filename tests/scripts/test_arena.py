@@ -236,3 +236,64 @@ def test_the_default_out_folder_is_never_an_existing_one(tmp_path, monkeypatch):
     (tmp_path / "runs" / "arena-tbw-20250101-000000").mkdir(parents=True)
     fresh = arena_cli.fresh_default_out("tbw", "20250101-000000")
     assert fresh.name == "arena-tbw-20250101-000000-2" and not fresh.exists()
+
+
+# ---------------------------------------------------------------------- --resume
+
+
+def test_an_interrupted_run_resumes_to_the_files_of_an_uninterrupted_one(tmp_path, capsys,
+                                                                         monkeypatch):
+    import agents.arena.roundrobin as roundrobin
+
+    options = ["--game", "tbw", "--agents", "greedy", "random", "random", "--games", "2",
+               "--seed", "5", "--no-render"]
+    whole = tmp_path / "whole"
+    assert arena_cli.main([*options, "--workers", "1", "--out", str(whole)]) == 0
+    real = roundrobin.play_task
+    played = []
+
+    def stopped_after_two(task):
+        if len(played) == 2:
+            raise KeyboardInterrupt
+        played.append(task.game_id)
+        return real(task)
+
+    monkeypatch.setattr(roundrobin, "play_task", stopped_after_two)
+    cut = tmp_path / "cut"
+    argv = [*options, "--workers", "1", "--out", str(cut)]
+    capsys.readouterr()
+    assert arena_cli.main(argv) == 130
+    assert f"--resume {cut}" in capsys.readouterr().err
+    assert [path.name for path in cut.iterdir()] == ["journal.jsonl"]
+    monkeypatch.setattr(roundrobin, "play_task", real)
+    assert arena_cli.main(["--resume", str(cut), "--workers", "2"]) == 0
+    assert "2 were read back from the interrupted run's journal" in capsys.readouterr().out
+    assert not (cut / "journal.jsonl").exists()
+    assert (cut / "games.jsonl").read_text() == (whole / "games.jsonl").read_text()
+    results = json.loads((cut / "results.json").read_text())
+    assert results["command"] == "python scripts/arena.py " + " ".join(argv)
+    assert results["resumed_games"] == 2 and results["workers"] == 2
+    with pytest.raises(SystemExit):  # finished: nothing to resume
+        arena_cli.main(["--resume", str(cut)])
+    assert "holds a finished run (results.json)" in capsys.readouterr().err
+
+
+@pytest.mark.input_contract
+def test_resume_takes_its_options_from_the_journal_and_names_what_is_missing(tmp_path, capsys,
+                                                                             no_games):
+    with pytest.raises(SystemExit):
+        arena_cli.main(["--resume", str(tmp_path), "--games", "4"])
+    assert "drop --games" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        arena_cli.main(["--resume", str(tmp_path), "--seed", "3"])
+    assert "drop --seed" in capsys.readouterr().err
+    (tmp_path / "junqi").mkdir()
+    (tmp_path / "junqi" / "journal.jsonl").write_text('{"format": "tbw-envs-arena-journal/1", '
+                                                      '"run": {"game": "chess"}}\n')
+    with pytest.raises(SystemExit):
+        arena_cli.main(["--resume", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert "no journal.jsonl in" in err and str(tmp_path / "junqi") in err
+    with pytest.raises(SystemExit):
+        arena_cli.main(["--resume", str(tmp_path / "junqi")])
+    assert "--resume: unknown game" in capsys.readouterr().err

@@ -161,3 +161,16 @@ def test_a_games_file_given_as_the_runs_folder_stands_for_its_folder(make_client
     client = make_client(runs_dir=path)
     assert client.get("/api/runs").json()["files"] == ["games.jsonl"]
     assert len(client.get("/api/runs/games", params={"file": "games.jsonl"}).json()["games"]) == 2
+
+
+def test_a_run_still_going_is_watched_through_its_journal(make_client, tmp_path):
+    journal = tmp_path / "going" / "journal.jsonl"
+    result = run_round_robin("junqi", ["greedy", "random"], games_per_pairing=2, workers=1,
+                             seed=4, bootstrap=0, journal=journal)
+    client = make_client(runs_dir=tmp_path)
+    assert client.get("/api/runs").json()["files"] == ["going/journal.jsonl"]
+    games = client.get("/api/runs/games", params={"file": "going/journal.jsonl"}).json()["games"]
+    assert [g["plies"] for g in games] == [g.plies for g in result.games]
+    data = client.get("/api/runs/game",
+                      params={"file": "going/journal.jsonl", "index": 1, "view": "0"}).json()
+    assert len(data["frames"]) == result.games[1].plies + 1
