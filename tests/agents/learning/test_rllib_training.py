@@ -72,6 +72,9 @@ def test_frozen_opponent_on_an_env_runner_actor(ray_session):
 
     config = rllib.build_config("tbw", VARIANTS["tbw"], num_env_runners=1,
                                 opponent="frozen", **TINY)
+    # On a loaded machine the remote runner can take minutes to start; RLlib's default 60 s
+    # sample timeout would then return no samples (and no env_runners results) at all.
+    config.env_runners(sample_timeout_s=900)
     algo = config.build_algo()
     try:
         result = algo.train()
