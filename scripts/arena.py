@@ -137,8 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="games per pairing, rounded up to even (default "
                              f"{DEFAULT_TBW_GAMES} TBW, {DEFAULT_JUNQI_GAMES} Junqi); at most "
                              f"{MAX_GAMES:,} games in all pairings together")
-    parser.add_argument("--seed", type=seed_value, default=0,
-                        help="base seed of every game, 0 to 2**63 - 1")
+    parser.add_argument("--seed", type=seed_value, default=None,
+                        help="base seed of every game, 0 to 2**63 - 1 (default 0)")
     parser.add_argument("--opening-plies", type=non_negative_int, default=None, metavar="N",
                         help="start every game with N random plies, the same for both games "
                              "of a pair (TBW: deterministic agents on a fixed scenario "
@@ -254,7 +254,7 @@ def plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[dict
                    else args.opening_plies)
         try:
             checked = check_round_robin(
-                game, list(specs), count, seed=args.seed, workers=args.workers,
+                game, list(specs), count, seed=args.seed or 0, workers=args.workers,
                 variant=variant, opening_plies=opening, ray_address=args.ray)
             if args.out is None:
                 out = fresh_default_out(game, stamp)
@@ -271,15 +271,13 @@ def plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[dict
 
 
 # What --resume takes from the journal instead of the command line.
-RUN_OPTIONS = ("game", "scenario", "rules", "agents", "games", "opening_plies", "out",
+RUN_OPTIONS = ("game", "scenario", "rules", "agents", "games", "seed", "opening_plies", "out",
                "overwrite", "record_thinking")
 
 
 def resume_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict:
     """The run to continue with --resume DIR, from its journal's first line."""
     given = [name for name in RUN_OPTIONS if getattr(args, name) not in (None, False)]
-    if args.seed != 0:
-        given.append("seed")
     if given:
         parser.error(f"--resume continues a run with the options it was started with (they are "
                      f"in its journal); drop --{given[0].replace('_', '-')}")
@@ -321,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume is not None:
         runs = [resume_plan(args, parser)]
     else:
-        runs = [run | {"seed": args.seed, "record_thinking": args.record_thinking,
+        runs = [run | {"seed": args.seed or 0, "record_thinking": args.record_thinking,
                        "resume": False, "command": command} for run in plan(args, parser)]
     for index, run in enumerate(runs):
         if index:

@@ -24,11 +24,16 @@ from typing import Any
 
 from agents.arena.checks import ArenaInputError
 from agents.arena.players import entrant_spec
-from agents.arena.records import ArenaGame, MalformedRecord, ReplayMismatch, load_records
+from agents.arena.records import (
+    ArenaGame,
+    MalformedRecord,
+    ReplayMismatch,
+    game_from_record,
+    load_records,
+)
 from agents.arena.replay import replay
 from agents.arena.scheduling import GameTask
 from tbw_envs.core.contract import short_repr
-from tbw_envs.games import get_game
 
 JOURNAL_NAME = "journal.jsonl"  # in the run folder (one of checks.OUTPUT_FILES)
 JOURNAL_FORMAT = "tbw-envs-arena-journal/1"
@@ -57,29 +62,10 @@ def game_from_line(line: dict[str, Any], where: str) -> ArenaGame:
     try:
         record = line["record"]
         replay(record)
-        timing = line["timing"]
-        pair = _pairs(line, where)
-        result = record["result"]
-        return ArenaGame(
-            game=record["game"], variant=record[get_game(record["game"]).variant_flag],
-            game_id=record["game_id"], pairing=record["pairing"], pair=record["pair"],
-            swapped=record["swapped"], seed=record["seed"], labels=tuple(record["agents"]),
-            specs=tuple(record["specs"]), agent_seeds=tuple(record["agent_seeds"]),
-            layouts=pair("layouts"), layout_sources=pair("layout_sources"),
-            actions=list(record["actions"]), returns=tuple(float(r) for r in result["returns"]),
-            end_reason=result["end_reason"], plies=result["plies"],
-            move_seconds=_numbers(timing, "move_seconds", where),
-            max_move_seconds=_numbers(timing, "max_move_seconds", where),
-            moves=tuple(int(n) for n in _numbers(timing, "moves", where)),
-            opening_plies=record["start"]["opening_plies"],
-            opening_requested=record["start"]["opening_plies_requested"],
-            base_seed=record["base_seed"], start_digest=record["digests"]["start"],
-            ply_digests=b"".join(bytes.fromhex(d) for d in record["digests"]["plies"]),
-            final_digest=record["digests"]["final"],
-            start={k: v for k, v in record["start"].items()
-                   if k not in ("opening_plies", "opening_plies_requested")},
-            thinking=record.get("thinking"),
-        )
+        return game_from_record(
+            record, _pair(line, "layouts", str, where), _pair(line, "layout_sources", str, where),
+            {name: _pair(line["timing"], name, (int, float), where, f"timing.{name}")
+             for name in TIMING_FIELDS})
     except ReplayMismatch as exc:
         raise MalformedRecord(f"{where}: {exc}") from None
     except (KeyError, TypeError, ValueError) as exc:
@@ -87,24 +73,18 @@ def game_from_line(line: dict[str, Any], where: str) -> ArenaGame:
                               f"({type(exc).__name__}: {short_repr(str(exc))})") from None
 
 
-def _pairs(line: dict[str, Any], where: str):
-    def pair(name: str) -> tuple[str, str] | None:
-        value = line.get(name)
-        if value is None:
-            return None
-        if (not isinstance(value, list) or len(value) != 2
-                or not all(isinstance(v, str) for v in value)):
-            raise MalformedRecord(f"{where}: {name} must be two strings or null")
-        return (value[0], value[1])
-    return pair
-
-
-def _numbers(timing: dict[str, Any], name: str, where: str) -> tuple[float, float]:
-    value = timing[name]
+def _pair(data: dict[str, Any], name: str, kinds: type | tuple[type, ...], where: str,
+          label: str | None = None) -> tuple[Any, Any] | None:
+    """``data[name]``: two values of ``kinds`` (not bools), or null for strings; the error
+    calls it ``label`` (default ``name``)."""
+    value = data.get(name)
+    if value is None and kinds is str:
+        return None
     if (not isinstance(value, list) or len(value) != 2
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
-        raise MalformedRecord(f"{where}: timing.{name} must be two numbers")
-    return (float(value[0]), float(value[1]))
+            or not all(isinstance(v, kinds) and not isinstance(v, bool) for v in value)):
+        what = "two strings or null" if kinds is str else "two numbers"
+        raise MalformedRecord(f"{where}: {label or name} must be {what}")
+    return (value[0], value[1])
 
 
 def check_against_task(game: ArenaGame, task: GameTask, where: str) -> None:

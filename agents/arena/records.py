@@ -128,6 +128,36 @@ class ArenaGame:
         return record
 
 
+def game_from_record(record: dict[str, Any], layouts: tuple[str, str] | None = None,
+                     layout_sources: tuple[str, str] | None = None,
+                     timing: dict[str, tuple[float, float]] | None = None) -> ArenaGame:
+    """The ``ArenaGame`` whose ``to_record()`` is ``record`` (a /2 record, already checked by
+    ``agents.arena.replay``), with what a record leaves out given apart: the layouts as
+    ``format_layout`` text and the timing (``move_seconds``, ``max_move_seconds``, ``moves``;
+    zeros without it)."""
+    timing = timing or {}
+    result, start, digests = record["result"], record["start"], record["digests"]
+    moves = timing.get("moves", (0, 0))
+    return ArenaGame(
+        game=record["game"], variant=record[get_game(record["game"]).variant_flag],
+        game_id=record["game_id"], pairing=record["pairing"], pair=record["pair"],
+        swapped=record["swapped"], seed=record["seed"], labels=tuple(record["agents"]),
+        specs=tuple(record["specs"]), agent_seeds=tuple(record["agent_seeds"]),
+        layouts=layouts, layout_sources=layout_sources, actions=list(record["actions"]),
+        returns=tuple(float(r) for r in result["returns"]), end_reason=result["end_reason"],
+        plies=result["plies"], move_seconds=timing.get("move_seconds", (0.0, 0.0)),
+        max_move_seconds=timing.get("max_move_seconds", (0.0, 0.0)),
+        moves=(int(moves[0]), int(moves[1])), opening_plies=start["opening_plies"],
+        opening_requested=start["opening_plies_requested"], base_seed=record["base_seed"],
+        start_digest=digests["start"],
+        ply_digests=b"".join(bytes.fromhex(d) for d in digests["plies"]),
+        final_digest=digests["final"],
+        start={k: v for k, v in start.items()
+               if k not in ("opening_plies", "opening_plies_requested")},
+        thinking=record.get("thinking"),
+    )
+
+
 def record_start_state(record: dict[str, Any]) -> Any:
     """The initial state of a ``games.jsonl`` record."""
     name = record.get("game")
