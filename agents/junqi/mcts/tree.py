@@ -12,14 +12,16 @@ Candidate = tuple[int, float, float]
 class Edge:
     """One move out of a node: how often the search took it (``visits``), the sum of the leaf
     values it led to (``total``) and, for ISMCTS, in how many visits of its node it was
-    legal (``available``)."""
+    legal (``available``) and the value each of its virtual visits started with (``prior``)."""
 
-    __slots__ = ("visits", "total", "available")
+    __slots__ = ("visits", "total", "available", "prior")
 
-    def __init__(self, visits: float = 0, total: float = 0.0, available: int = 1):
+    def __init__(self, visits: float = 0, total: float = 0.0, available: int = 1,
+                 prior: float = 0.0):
         self.visits = visits
         self.total = total
         self.available = available
+        self.prior = prior
 
 
 class Node:
