@@ -81,7 +81,6 @@ BAD_SPECS = [
     ("mcts:cof=-1", "junqi", ValueError, ["cof", "-1"]),
     ("ismcts:cof=inf", "junqi", ValueError, ["cof", "inf"]),
     ("ismcts:prior_visits=inf", "junqi", ValueError, ["prior_visits", "inf"]),
-    ("ismcts:prior_offset=maybe", "junqi", ValueError, ["prior_offset", "maybe"]),
     ("tree:tolerance=-1", "tbw", ValueError, ["tolerance", "-1"]),
     ("oep:mutation_rate=1.5", "tbw", ValueError, ["mutation_rate", "1.5"]),
     # Integers: never truncated, never compared as strings, capped.
@@ -279,7 +278,6 @@ VALID_SPECS = [
     ("tree:solves=3,seconds=3600,depth=100,reuse=0,solve_nodes=auto", "tbw"),
     ("ucbmcts:iterations=1000000,seconds=3600,cof=0,leaf=evaluation", "junqi"),
     ("ismcts:iterations=5,prior_visits=0,opponent=evaluation,belief=count", "junqi"),
-    ("ismcts:iterations=5,prior_offset=true,cof=30", "junqi"),
     ("mcts:seconds=0.001,rollout_limit=0", "junqi"),
     (" ucbmcts : iterations = 20 , weights = tuned ,", "junqi"),
 ]

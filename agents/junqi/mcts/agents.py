@@ -3,9 +3,7 @@ loop (``search.run_search``): a tree policy and a leaf evaluator."""
 
 from __future__ import annotations
 
-from agents.common.params import (
-    MAX_COUNT, Bool, CallableParam, Choice, Float, Int, check_params,
-)
+from agents.common.params import MAX_COUNT, CallableParam, Choice, Float, Int, check_params
 from agents.junqi.base import BASE_PARAMS, BELIEF, WEIGHTS, JunqiAgentBase
 from agents.junqi.belief import DEFAULT_BELIEF, make_belief
 from agents.junqi.evaluation import JunqiEvaluation
@@ -147,29 +145,26 @@ class ISMCTSAgent(DeterminizedSearchAgent):
     ``root_prior`` (a callable ``(view, moves) -> probabilities``, e.g. a learned policy's; the
     registry's ``ismcts:policy=pretrained`` passes the shipped PPO policy's) makes the root
     select by PUCT with constant ``puct`` (default 30, in piece-value units) over every move.
-    ``prior_offset=true`` shifts the virtual visits by the node's measured offset of leaf
-    values over evaluation scores (``InformationSetPolicy``; docs/results.md, "The exploration
-    constant").
     """
 
     name = "ismcts"
     PARAMS = {**SEARCH_PARAMS, "cof": COF, "widen_base": COUNT, "horizon": COUNT,
               "sample_k": COUNT, "prior_visits": Float(low=0.0),
               "opponent": Choice(names=("search", "evaluation")),
-              "root_prior": CallableParam(), "puct": Float(low=0.0), "prior_offset": Bool()}
+              "root_prior": CallableParam(), "puct": Float(low=0.0)}
 
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
                  cof: float = 10.0, widen_base: int = 3, horizon: int = 4, sample_k: int = 4,
                  prior_visits: float = 5.0, opponent: str = "search",
                  belief: str | None = "model", weights="tuned", seed: int | None = None,
                  layout: str = "random", leaf: str = "value", root_prior=None,
-                 puct: float = 30.0, prior_offset: bool = False):
+                 puct: float = 30.0):
         super().__init__(iterations, seconds, belief=belief, weights=weights, seed=seed,
                          layout=layout, leaf=leaf)
         checked = check_params(self.PARAMS, type(self).__name__, cof=cof,
                                widen_base=widen_base, horizon=horizon, sample_k=sample_k,
                                prior_visits=prior_visits, opponent=opponent,
-                               root_prior=root_prior, puct=puct, prior_offset=prior_offset)
+                               root_prior=root_prior, puct=puct)
         self.cof = checked["cof"]
         self.widen_base = checked["widen_base"]
         self.horizon = checked["horizon"]
@@ -182,5 +177,5 @@ class ISMCTSAgent(DeterminizedSearchAgent):
         self.tree_policy = InformationSetPolicy(
             self.evaluation, self.leaf_evaluator, self.cof, self.widen_base, self.prior_visits,
             models_opponent=opponent == "evaluation",
-            root_prior=root_prior, puct=checked["puct"], prior_offset=checked["prior_offset"],
+            root_prior=root_prior, puct=checked["puct"],
         )

@@ -130,19 +130,13 @@ class InformationSetPolicy(TreePolicy):
 
     With a ``root_prior`` (``root_prior(view, actions)``: a probability per move, e.g. a learned
     policy's) the root offers every move at once and selects by PUCT: the mean plus
-    ``puct x P(move) x sqrt(visits + 1) / (1 + the move's own visits)``.
-
-    With ``prior_offset`` the virtual visits are worth the move's score plus the node's offset:
-    the mean, over the node's real visits, of the leaf value minus the score of the move
-    taken. Leaf values and evaluation scores differ by an amount of the position's own (tens
-    to hundreds of piece-value units), so virtual visits at the bare score either bury the
-    moves not yet tried or flatter them."""
+    ``puct x P(move) x sqrt(visits + 1) / (1 + the move's own visits)``."""
 
     counts_reached = False
 
     def __init__(self, evaluation: JunqiEvaluation, leaf: GuidedLeaf, cof: float,
                  widen_base: int, prior_visits: float, models_opponent: bool,
-                 root_prior=None, puct: float = 0.0, prior_offset: bool = False):
+                 root_prior=None, puct: float = 0.0):
         self.evaluation = evaluation
         self.leaf = leaf
         self.cof = cof
@@ -151,7 +145,6 @@ class InformationSetPolicy(TreePolicy):
         self.models_opponent = models_opponent
         self.root_prior = root_prior
         self.puct = puct
-        self.prior_offset = prior_offset
         self._root: Node | None = None
         self._root_probabilities: dict[int, float] = {}
 
@@ -184,7 +177,7 @@ class InformationSetPolicy(TreePolicy):
         for action, _, score in available:
             edge = edges.get(action)
             if edge is None:
-                edges[action] = Edge(prior_visits, sign * score * prior_visits, 1, sign * score)
+                edges[action] = Edge(prior_visits, sign * score * prior_visits, 1)
             else:
                 edge.available += 1
         if self.models_opponent and sign < 0.0:
@@ -193,27 +186,7 @@ class InformationSetPolicy(TreePolicy):
         if fresh is not None:
             return fresh
         cof = self.cof
-        if self.prior_offset and prior_visits > 0.0:
-            shift = prior_visits * self.offset(node)
-
-            def shifted_ucb(candidate: Candidate) -> float:
-                edge = edges[candidate[0]]
-                return (sign * (edge.total + shift) / edge.visits
-                        + cof * math.sqrt(math.log(edge.available) / edge.visits))
-
-            return max(available, key=shifted_ucb)
         return max(available, key=lambda c: availability_ucb(edges[c[0]], sign, cof))
-
-    def offset(self, node: Node) -> float:
-        """The mean, over the real visits of ``node``'s edges, of the leaf value (the searching
-        player's) minus the virtual value its edge started with; 0 before any real visit.
-        An edge's virtual visits add nothing: each is worth exactly its ``prior``."""
-        gap, real = 0.0, 0.0
-        prior_visits = self.prior_visits
-        for edge in node.edges.values():
-            gap += edge.total - edge.visits * edge.prior
-            real += edge.visits - prior_visits
-        return gap / real if real > 0.0 else 0.0
 
     def _puct_root(self, root: Node) -> Candidate:
         """Every root move (our moves are the same in every determinization), by PUCT."""
@@ -221,7 +194,7 @@ class InformationSetPolicy(TreePolicy):
         for action, _, score in root.candidates:
             edge = edges.get(action)
             if edge is None:
-                edges[action] = Edge(prior_visits, score * prior_visits, 1, score)
+                edges[action] = Edge(prior_visits, score * prior_visits, 1)
             else:
                 edge.available += 1
         probabilities = self._root_probabilities

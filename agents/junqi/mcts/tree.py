@@ -12,16 +12,14 @@ Candidate = tuple[int, float, float]
 class Edge:
     """One move out of a node: how often the search took it (``visits``), the sum of the leaf
     values it led to (``total``) and, for ISMCTS, in how many visits of its node it was
-    legal (``available``) and the value each of its virtual visits started with (``prior``)."""
+    legal (``available``)."""
 
-    __slots__ = ("visits", "total", "available", "prior")
+    __slots__ = ("visits", "total", "available")
 
-    def __init__(self, visits: float = 0, total: float = 0.0, available: int = 1,
-                 prior: float = 0.0):
+    def __init__(self, visits: float = 0, total: float = 0.0, available: int = 1):
         self.visits = visits
         self.total = total
         self.available = available
-        self.prior = prior
 
 
 class Node:

@@ -22,7 +22,6 @@ from agents.junqi import (
 )
 from agents.junqi.belief import make_belief
 from agents.junqi.mcts import (
-    Edge,
     EvaluationLeaf,
     MaterialLeaf,
     Node,
@@ -303,53 +302,3 @@ def test_a_search_says_what_it_thought(spec):
     again = make_agent(spec, seed=2, game="junqi")
     again.act(view)
     assert again.thinking() == thought  # an iteration budget thinks the same every time
-
-
-def test_prior_offset_is_the_mean_gap_of_the_real_visits():
-    """The offset is the mean, over real visits only, of the leaf value minus the virtual value
-    the edge started with; virtual visits and untried edges add nothing."""
-    policy = ISMCTSAgent(iterations=1, prior_offset=True, seed=0).tree_policy
-    node = Node(0)
-    assert policy.offset(node) == 0.0
-    prior_visits = policy.prior_visits
-    leaf_values = {1: [30.0, 10.0, 50.0], 2: [-4.0], 3: []}  # real visits' values, per edge
-    priors = {1: 12.0, 2: -6.0, 3: 40.0}
-    for action, values in leaf_values.items():
-        node.edges[action] = Edge(prior_visits + len(values),
-                                  prior_visits * priors[action] + sum(values), 1,
-                                  priors[action])
-    gaps = [v - priors[a] for a, values in leaf_values.items() for v in values]
-    assert policy.offset(node) == pytest.approx(sum(gaps) / len(gaps))
-
-
-def test_prior_offset_selects_by_the_shifted_mean():
-    """With ``prior_offset`` a node selects the available move of the largest
-    (total + prior_visits * offset) / visits from the mover's side, plus the ISMCTS
-    exploration term; without it, by the plain mean."""
-    for state in midgame_states(4, seed=17):
-        view = state.view(state.current_player)
-        agent = ISMCTSAgent(iterations=300, prior_offset=True, belief="count", cof=30.0,
-                            seed=0)
-        root, _, done = _searched_root(agent, view)
-        assert done == 300
-        policy = agent.tree_policy
-        shift = policy.prior_visits * policy.offset(root)
-        width = policy.widen_base + int(math.sqrt(root.visits))
-        available = root.candidates[:width]  # our moves are legal in every determinization
-
-        def expected_key(candidate, shift=shift, prior_visits=policy.prior_visits):
-            action, _, score = candidate
-            edge = root.edges.get(action)
-            if edge is None:  # widened in by this very selection
-                total, visits, available = prior_visits * score, prior_visits, 1
-            else:  # the selection counts this visit as one more in which the move was legal
-                total, visits, available = edge.total, edge.visits, edge.available + 1
-            return ((total + shift) / visits
-                    + 30.0 * math.sqrt(math.log(available) / visits))
-
-        expected = max(available, key=expected_key)[0]
-        world = make_belief("count", view).sample_state(random.Random(0))
-        assert policy.select(root, world, 1.0)[0] == expected
-        # Every edge remembers the virtual value it started with: the evaluation's score.
-        scores = {action: score for action, _, score in root.candidates}
-        assert all(edge.prior == pytest.approx(scores[a]) for a, edge in root.edges.items())
