@@ -70,6 +70,7 @@ DEFAULT_JUNQI_GAMES = 12
 DEFAULT_AGENTS = {"tbw": DEFAULT_TBW_AGENTS, "junqi": DEFAULT_JUNQI_AGENTS}
 DEFAULT_GAMES = {"tbw": DEFAULT_TBW_GAMES, "junqi": DEFAULT_JUNQI_GAMES}
 DEFAULT_OPENING_PLIES = {"tbw": 10, "junqi": 0}
+DEFAULT_SEED = 0  # --seed is None on the command line only so that --resume can refuse it
 
 
 def whole_number(text: str, minimum: int, maximum: int | None = None) -> int:
@@ -138,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
                              f"{DEFAULT_TBW_GAMES} TBW, {DEFAULT_JUNQI_GAMES} Junqi); at most "
                              f"{MAX_GAMES:,} games in all pairings together")
     parser.add_argument("--seed", type=seed_value, default=None,
-                        help="base seed of every game, 0 to 2**63 - 1 (default 0)")
+                        help=f"base seed of every game, 0 to 2**63 - 1 (default {DEFAULT_SEED})")
     parser.add_argument("--opening-plies", type=non_negative_int, default=None, metavar="N",
                         help="start every game with N random plies, the same for both games "
                              "of a pair (TBW: deterministic agents on a fixed scenario "
@@ -254,7 +255,7 @@ def plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[dict
                    else args.opening_plies)
         try:
             checked = check_round_robin(
-                game, list(specs), count, seed=args.seed or 0, workers=args.workers,
+                game, list(specs), count, seed=args.seed, workers=args.workers,
                 variant=variant, opening_plies=opening, ray_address=args.ray)
             if args.out is None:
                 out = fresh_default_out(game, stamp)
@@ -319,7 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume is not None:
         runs = [resume_plan(args, parser)]
     else:
-        runs = [run | {"seed": args.seed or 0, "record_thinking": args.record_thinking,
+        if args.seed is None:
+            args.seed = DEFAULT_SEED
+        runs = [run | {"seed": args.seed, "record_thinking": args.record_thinking,
                        "resume": False, "command": command} for run in plan(args, parser)]
     for index, run in enumerate(runs):
         if index:

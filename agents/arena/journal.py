@@ -75,14 +75,15 @@ def game_from_line(line: dict[str, Any], where: str) -> ArenaGame:
 
 def _pair(data: dict[str, Any], name: str, kinds: type | tuple[type, ...], where: str,
           label: str | None = None) -> tuple[Any, Any] | None:
-    """``data[name]``: two values of ``kinds`` (not bools), or null for strings; the error
-    calls it ``label`` (default ``name``)."""
+    """``data[name]``: two values of ``kinds`` (not bools); the layouts' pairs may be null.
+    The error calls it ``label`` (default ``name``)."""
     value = data.get(name)
-    if value is None and kinds is str:
+    nullable = kinds is str  # the layouts: null for a game without them (TBW)
+    if value is None and nullable:
         return None
     if (not isinstance(value, list) or len(value) != 2
             or not all(isinstance(v, kinds) and not isinstance(v, bool) for v in value)):
-        what = "two strings or null" if kinds is str else "two numbers"
+        what = "two strings or null" if nullable else "two numbers"
         raise MalformedRecord(f"{where}: {label or name} must be {what}")
     return (value[0], value[1])
 

@@ -138,6 +138,8 @@ def game_from_record(record: dict[str, Any], layouts: tuple[str, str] | None = N
     timing = timing or {}
     result, start, digests = record["result"], record["start"], record["digests"]
     moves = timing.get("moves", (0, 0))
+    move_seconds, max_seconds = (tuple(float(s) for s in timing.get(name, (0.0, 0.0)))
+                                 for name in ("move_seconds", "max_move_seconds"))
     return ArenaGame(
         game=record["game"], variant=record[get_game(record["game"]).variant_flag],
         game_id=record["game_id"], pairing=record["pairing"], pair=record["pair"],
@@ -145,8 +147,7 @@ def game_from_record(record: dict[str, Any], layouts: tuple[str, str] | None = N
         specs=tuple(record["specs"]), agent_seeds=tuple(record["agent_seeds"]),
         layouts=layouts, layout_sources=layout_sources, actions=list(record["actions"]),
         returns=tuple(float(r) for r in result["returns"]), end_reason=result["end_reason"],
-        plies=result["plies"], move_seconds=timing.get("move_seconds", (0.0, 0.0)),
-        max_move_seconds=timing.get("max_move_seconds", (0.0, 0.0)),
+        plies=result["plies"], move_seconds=move_seconds, max_move_seconds=max_seconds,
         moves=(int(moves[0]), int(moves[1])), opening_plies=start["opening_plies"],
         opening_requested=start["opening_plies_requested"], base_seed=record["base_seed"],
         start_digest=digests["start"],
