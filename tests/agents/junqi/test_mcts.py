@@ -130,6 +130,81 @@ def test_ismcts_prior_visits_seed_every_available_edge():
             assert edge.total == pytest.approx(5.0 * ranked[move])
 
 
+@pytest.mark.parametrize("least", [0, 3])
+def test_ismcts_root_visits_give_every_widened_root_move_real_visits(least):
+    view = _midgame_view()
+    agent = ISMCTSAgent(iterations=150, root_visits=least, seed=0)
+    root, _, _ = _searched_root(agent, view)
+    real = [edge.visits - 5.0 for edge in root.edges.values()]
+    assert len(real) == min(len(root.candidates), 3 + int(math.sqrt(root.visits - 1)))
+    short = sum(visits < least for visits in real)
+    if least:
+        assert short <= 1  # only the move the widening offered last may still be short
+    else:
+        assert short == 0 and any(visits == 0 for visits in real)  # the prior alone
+
+
+def test_ismcts_root_halving_shares_each_round_evenly_and_plays_the_better_finalist():
+    view = _midgame_view()
+    agent = ISMCTSAgent(iterations=240, root_halving=8, seed=0)
+    policy, cuts = agent.tree_policy, []
+    progress = policy.progress
+
+    def watch(fraction):
+        before, edges = list(policy._survivors), policy._root.edges
+        means = {c[0]: edges[c[0]].total / edges[c[0]].visits for c in before if c[0] in edges}
+        progress(fraction)
+        if len(policy._survivors) < len(before):
+            cuts.append((means, {c[0] for c in policy._survivors}))
+
+    policy.progress = watch
+    root, action, done = _searched_root(agent, view)
+    # Each cut kept the better half by mean at that moment.
+    assert [len(kept) for _, kept in cuts] == [4, 2]
+    for means, kept in cuts:
+        assert min(means[a] for a in kept) >= max(means[a] for a in means if a not in kept)
+    assert done == 240
+    top = [c[0] for c in root.candidates[:8]]
+    assert set(root.edges) == set(top)  # only the evaluation's top 8 are ever offered
+    real = {a: root.edges[a].visits - 5.0 for a in top}
+    # Three rounds of 80 iterations: 8 moves x 10, then 4 x 20, then 2 x 40.
+    assert sorted(real.values()) == [10] * 4 + [30] * 2 + [70] * 2
+    finalists = [a for a in top if real[a] == 70]
+    means = {a: root.edges[a].total / root.edges[a].visits for a in top}
+    assert action == max(finalists, key=means.get)
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_ismcts_shared_worlds_value_every_survivor_on_each_drawn_world(shared):
+    view = _midgame_view()
+    agent = ISMCTSAgent(iterations=240, root_halving=4, shared_worlds=shared, seed=0)
+    belief = make_belief(agent.belief_name, view)
+    drawn = []
+    sample = belief.sample_state
+
+    def counted(rng):
+        drawn.append(sample(rng))
+        return drawn[-1]
+
+    belief.sample_state = counted
+    policy = agent.tree_policy
+    run_search(policy, agent.leaf_evaluator, view, view.legal_actions(), belief, agent._rng,
+               agent.budget, agent.budget.start())
+    # Two rounds of 120 iterations: 4 survivors share each world, then 2 do.
+    assert len(drawn) == (120 // 4 + 120 // 2 if shared else 240)
+
+
+def test_search_budget_fraction_counts_iterations_or_time():
+    budget = SearchBudget(iterations=200)
+    clock = budget.start()
+    assert budget.fraction(0, clock) == 0.0
+    assert budget.fraction(50, clock) == 0.25
+    assert budget.fraction(400, clock) == 1.0
+    timed = SearchBudget(seconds=10.0)
+    assert timed.fraction(10**6, Deadline(10.0, started=time.perf_counter() - 5.0)) == (
+        pytest.approx(0.5, abs=0.01))
+
+
 def test_leaf_evaluators_credit_a_move_as_documented():
     agent = UCBMCTSAgent(iterations=1, seed=0)
     rng = random.Random(0)
