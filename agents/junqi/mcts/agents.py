@@ -3,9 +3,7 @@ loop (``search.run_search``): a tree policy and a leaf evaluator."""
 
 from __future__ import annotations
 
-from agents.common.params import (
-    MAX_COUNT, Bool, CallableParam, Choice, Float, Int, check_params,
-)
+from agents.common.params import MAX_COUNT, CallableParam, Choice, Float, Int, check_params
 from agents.junqi.base import BASE_PARAMS, BELIEF, WEIGHTS, JunqiAgentBase
 from agents.junqi.belief import DEFAULT_BELIEF, make_belief
 from agents.junqi.evaluation import JunqiEvaluation
@@ -138,9 +136,6 @@ class ISMCTSAgent(DeterminizedSearchAgent):
     worth the evaluation's score of the move (from the mover's side), so the search begins from
     the one-ply choice and leaves it only on evidence.
 
-    ``root_visits`` (default 0) gives every move the root's widening offers that many real
-    visits before UCB chooses among them there.
-
     ``opponent="evaluation"`` models the opponent inside the tree as a player of the move
     evaluation with its own public deductions: at its nodes it plays, among the widened
     candidates legal in the determinization, the one its evaluation scores highest there. The
@@ -156,24 +151,20 @@ class ISMCTSAgent(DeterminizedSearchAgent):
     PARAMS = {**SEARCH_PARAMS, "cof": COF, "widen_base": COUNT, "horizon": COUNT,
               "sample_k": COUNT, "prior_visits": Float(low=0.0),
               "opponent": Choice(names=("search", "evaluation")),
-              "root_prior": CallableParam(), "puct": Float(low=0.0),
-              "root_visits": Int(low=0, high=MAX_COUNT),
-              "root_halving": Int(low=0, high=MAX_COUNT), "shared_worlds": Bool()}
+              "root_prior": CallableParam(), "puct": Float(low=0.0)}
 
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
                  cof: float = 10.0, widen_base: int = 3, horizon: int = 4, sample_k: int = 4,
                  prior_visits: float = 5.0, opponent: str = "search",
                  belief: str | None = "model", weights="tuned", seed: int | None = None,
                  layout: str = "random", leaf: str = "value", root_prior=None,
-                 puct: float = 30.0, root_visits: int = 0,
-                 root_halving: int = 0, shared_worlds: bool = False):
+                 puct: float = 30.0):
         super().__init__(iterations, seconds, belief=belief, weights=weights, seed=seed,
                          layout=layout, leaf=leaf)
         checked = check_params(self.PARAMS, type(self).__name__, cof=cof,
                                widen_base=widen_base, horizon=horizon, sample_k=sample_k,
                                prior_visits=prior_visits, opponent=opponent,
-                               root_prior=root_prior, puct=puct, root_visits=root_visits,
-                               root_halving=root_halving, shared_worlds=shared_worlds)
+                               root_prior=root_prior, puct=puct)
         self.cof = checked["cof"]
         self.widen_base = checked["widen_base"]
         self.horizon = checked["horizon"]
@@ -187,6 +178,4 @@ class ISMCTSAgent(DeterminizedSearchAgent):
             self.evaluation, self.leaf_evaluator, self.cof, self.widen_base, self.prior_visits,
             models_opponent=opponent == "evaluation",
             root_prior=root_prior, puct=checked["puct"],
-            root_visits=checked["root_visits"], root_halving=checked["root_halving"],
-            shared_worlds=checked["shared_worlds"],
         )

@@ -14,9 +14,7 @@ import random
 
 from agents.junqi.evaluation import JunqiEvaluation
 from agents.junqi.mcts.leaf import GuidedLeaf
-from agents.junqi.mcts.tree import (
-    Candidate, Edge, Node, availability_ucb, mean_ucb, most_visited, rank_moves,
-)
+from agents.junqi.mcts.tree import Candidate, Edge, Node, availability_ucb, mean_ucb, rank_moves
 
 
 class TreePolicy:
@@ -42,20 +40,6 @@ class TreePolicy:
 
     def child_key(self, action: int, result: int):
         return action
-
-    def progress(self, fraction: float) -> None:
-        """Told before each iteration what fraction of the move's budget is spent (only when
-        ``follows_progress``)."""
-
-    follows_progress = False
-
-    def world_uses(self) -> int:
-        """How many iterations in a row value their moves on the world drawn now."""
-        return 1
-
-    def decide(self, root: Node) -> int | None:
-        """The move to play once the budget is spent (None: no root edge was visited)."""
-        return most_visited(root)
 
     def fallback(self, root: Node, actions: list[int]) -> int:  # pragma: no cover - interface
         """The move when no root edge was visited (no iteration fit in the budget)."""
@@ -146,26 +130,13 @@ class InformationSetPolicy(TreePolicy):
 
     With a ``root_prior`` (``root_prior(view, actions)``: a probability per move, e.g. a learned
     policy's) the root offers every move at once and selects by PUCT: the mean plus
-    ``puct x P(move) x sqrt(visits + 1) / (1 + the move's own visits)``.
-
-    ``root_visits`` real visits go to every move the root's widening offers before UCB chooses
-    among them there: virtual visits hold an untried move at its evaluation score, while the
-    leaf values carry an offset of the position's own, so without them a move tried first with
-    a positive offset can keep every later iteration.
-
-    ``root_halving`` (a number of moves, 0 for off) replaces UCB at the root by sequential
-    halving: the evaluation's top ``root_halving`` moves share the budget's first part evenly,
-    the better half by mean value goes on to the next part, and so on down to two; the move
-    played is the better of those two by mean. Every survivor is compared on many samples, so
-    one unlucky early sample no longer retires a move for good. With ``shared_worlds`` the
-    survivors take turns on each drawn world, so they are compared on the same hidden pieces."""
+    ``puct x P(move) x sqrt(visits + 1) / (1 + the move's own visits)``."""
 
     counts_reached = False
 
     def __init__(self, evaluation: JunqiEvaluation, leaf: GuidedLeaf, cof: float,
                  widen_base: int, prior_visits: float, models_opponent: bool,
-                 root_prior=None, puct: float = 0.0, root_visits: int = 0,
-                 root_halving: int = 0, shared_worlds: bool = False):
+                 root_prior=None, puct: float = 0.0):
         self.evaluation = evaluation
         self.leaf = leaf
         self.cof = cof
@@ -174,13 +145,6 @@ class InformationSetPolicy(TreePolicy):
         self.models_opponent = models_opponent
         self.root_prior = root_prior
         self.puct = puct
-        self.root_visits = root_visits
-        self.root_halving = root_halving
-        self.shared_worlds = shared_worlds and root_halving > 0
-        self.follows_progress = root_halving > 0
-        self._survivors: list[Candidate] = []
-        self._rounds_done = 0
-        self._rounds = 1
         self._root: Node | None = None
         self._root_probabilities: dict[int, float] = {}
 
@@ -189,10 +153,6 @@ class InformationSetPolicy(TreePolicy):
         root.candidates = rank_moves(self.evaluation.context(view, belief), actions,
                                      self.leaf.credit)
         self._root = root
-        if self.root_halving:
-            self._survivors = root.candidates[:max(2, self.root_halving)]
-            self._rounds = max(1, math.ceil(math.log2(len(self._survivors))))
-            self._rounds_done = 0
         if self.root_prior is not None:
             moves = [action for action, _, _ in root.candidates]
             self._root_probabilities = dict(
@@ -200,8 +160,6 @@ class InformationSetPolicy(TreePolicy):
         return root
 
     def select(self, node: Node, state, sign: float) -> tuple | None:
-        if node is self._root and self.root_halving:
-            return self._halving_root(node)
         if node is self._root and self.root_prior is not None:
             return self._puct_root(node)
         if node.candidates is None:
@@ -224,53 +182,11 @@ class InformationSetPolicy(TreePolicy):
                 edge.available += 1
         if self.models_opponent and sign < 0.0:
             return self.modelled_reply(state, available)
-        # Real visits every available move gets before UCB chooses: ``root_visits`` at the
-        # root, and one wherever there are no virtual visits to go on.
-        least = self.root_visits if node is self._root else 0
-        if prior_visits == 0:
-            least = max(least, 1)
-        fresh = next((c for c in available if edges[c[0]].visits - prior_visits < least), None)
+        fresh = next((c for c in available if edges[c[0]].visits == 0), None)
         if fresh is not None:
             return fresh
         cof = self.cof
         return max(available, key=lambda c: availability_ucb(edges[c[0]], sign, cof))
-
-    def progress(self, fraction: float) -> None:
-        while (self._rounds_done < self._rounds - 1
-               and fraction >= (self._rounds_done + 1) / self._rounds):
-            keep = (len(self._survivors) + 1) // 2
-            edges = self._root.edges
-            self._survivors = sorted(self._survivors, key=lambda c: -self._mean(edges, c[0]))
-            self._survivors = self._survivors[:max(2, keep)]
-            self._rounds_done += 1
-
-    def world_uses(self) -> int:
-        return len(self._survivors) if self.shared_worlds else 1
-
-    @staticmethod
-    def _mean(edges: dict, action: int) -> float:
-        edge = edges.get(action)
-        return -math.inf if edge is None else edge.total / edge.visits
-
-    def _halving_root(self, root: Node) -> Candidate:
-        """The survivor visited least so far (ties: the evaluation's order)."""
-        edges, prior_visits = root.edges, self.prior_visits
-        for action, _, score in self._survivors:
-            edge = edges.get(action)
-            if edge is None:
-                edges[action] = Edge(prior_visits, score * prior_visits, 1)
-            else:
-                edge.available += 1
-        return min(self._survivors, key=lambda c: edges[c[0]].visits)
-
-    def decide(self, root: Node) -> int | None:
-        if not self.root_halving:
-            return most_visited(root)
-        edges = root.edges
-        tried = [c for c in self._survivors if c[0] in edges and edges[c[0]].visits > 0]
-        if not tried:
-            return None
-        return max(tried, key=lambda c: self._mean(edges, c[0]))[0]
 
     def _puct_root(self, root: Node) -> Candidate:
         """Every root move (our moves are the same in every determinization), by PUCT."""

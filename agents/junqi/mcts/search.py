@@ -2,8 +2,7 @@
 
 Each iteration draws one full state consistent with the searching player's view from its belief
 tracker, descends the tree by the tree policy's choices (expanding one node), values the world
-reached with the leaf evaluator and backs the value up the path. The move played is the tree
-policy's decision: by default the root
+reached with the leaf evaluator and backs the value up the path. The move played is the root
 move visited most (ties: the higher mean).
 """
 
@@ -15,7 +14,7 @@ from agents.common.budget import Deadline
 from agents.common.params import MAX_ITERATIONS, OPTIONAL_SECONDS, Int, check_params
 from agents.junqi.mcts.leaf import LeafEvaluator
 from agents.junqi.mcts.policies import TreePolicy
-from agents.junqi.mcts.tree import Node
+from agents.junqi.mcts.tree import Node, most_visited
 
 DEFAULT_ITERATIONS = 300
 
@@ -48,15 +47,6 @@ class SearchBudget:
             return False
         return self.seconds is None or clock.elapsed() < self.seconds
 
-    def fraction(self, done: int, clock: Deadline) -> float:
-        """How much of the budget ``done`` iterations on ``clock`` have spent, from 0 to 1."""
-        spent = 0.0
-        if self.iterations is not None:
-            spent = done / self.iterations
-        if self.seconds is not None:
-            spent = max(spent, clock.elapsed() / self.seconds)
-        return min(1.0, spent)
-
     def __repr__(self) -> str:
         return f"SearchBudget(iterations={self.iterations}, seconds={self.seconds})"
 
@@ -79,19 +69,8 @@ def run_search(tree: TreePolicy, leaf: LeafEvaluator, view, actions: list[int], 
     max_depth, counts_reached, mover_totals = tree.max_depth, tree.counts_reached, tree.mover_totals
     select, child_key = tree.select, tree.child_key
     done = 0
-    follows_progress = tree.follows_progress
-    world, world_uses = None, 0
     while budget.more(done, clock):
-        if follows_progress:
-            tree.progress(budget.fraction(done, clock))
-        if world_uses:
-            state = world.clone()  # the same hidden pieces again: common random numbers
-            world_uses -= 1
-        else:
-            state = belief.sample_state(rng)
-            world_uses = tree.world_uses() - 1
-            if world_uses:
-                world = state.clone()
+        state = belief.sample_state(rng)
         origin = leaf.origin(state, player)
         node: Node = root
         path_credit, depth = 0.0, 0
@@ -126,5 +105,5 @@ def run_search(tree: TreePolicy, leaf: LeafEvaluator, view, actions: list[int], 
         if counts_reached:
             node.visits += 1
         done += 1
-    best = tree.decide(root)
+    best = most_visited(root)
     return SearchResult(tree.fallback(root, actions) if best is None else best, done, root)
