@@ -1,0 +1,295 @@
+"""Train the Junqi value network (``agents.junqi.value_net``) on the outcomes of recorded games.
+
+    python scripts/train_value_net.py --games runs/A runs/B --test runs/C --dir runs/value-net \\
+        [--hidden 32] [--epochs 30] [--seed 0] [--every 2] [--resume]
+
+Every ``--every``-th position of each finished game, from the side to move, is a sample
+labelled with that side's result (a win 1, a loss 0, a draw 1/2). A tenth of the ``--games``
+games (``--validation``, whole games, chosen by ``--seed``) is held out to pick the epoch; the
+``--test`` games only report. Training is seeded (the same games, seed and options give the same
+weights on the same machine) and resumable: each epoch writes ``DIR/checkpoint.pt`` (tensors
+only, read back with ``weights_only=True``), and ``--resume`` carries on from it. ``DIR`` also
+gets the learning curves (``history.csv``, ``learning_curve.png``) and the best epoch's weights
+as ``junqi_value_net.npz`` (copy it to ``configs/agents/`` to ship it). Needs the ``train``
+extra (torch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents.arena.records import recorded_games  # noqa: E402
+from agents.junqi.eval_config import load_eval_config  # noqa: E402
+from agents.junqi.state_value import fit_samples, log_loss, state_features  # noqa: E402
+from agents.junqi.value_net import (  # noqa: E402
+    NUM_DENSE,
+    NUM_PLACED,
+    SHIPPED_NAME,
+    ValueNet,
+    placed_indices,
+    save_value_net,
+)
+from tbw_envs.junqi.pieces import PIECE_NAMES  # noqa: E402
+
+PAD = NUM_PLACED  # the index of the all-zero embedding row that pads a position's pieces
+MAX_PIECES = 50  # both armies' 25
+
+
+def games_file(path: str) -> Path:
+    folder = Path(path)
+    return folder / "games.jsonl" if folder.is_dir() else folder
+
+
+def position_samples(games, every: int) -> dict[str, np.ndarray]:
+    """Per sampled position: both readers' one-hot indices (padded with ``PAD``), the dense
+    features for the side to move, its result in [0, 1], and the game's index."""
+    mine, theirs, dense, target, game_of = [], [], [], [], []
+    for index, (start, actions) in enumerate(games):
+        state = start.clone()
+        positions = []
+        for ply, action in enumerate(actions):
+            if state.is_terminal():
+                break
+            if ply % every == 0:
+                player = state.current_player
+                ours, other = placed_indices(state.owner, state.kind, player)
+                positions.append((ours, other, state_features(state.owner, state.kind, player),
+                                  player))
+            state.apply(action)
+        if not state.is_terminal():
+            continue  # cut short: no outcome to learn from
+        returns = state.returns()
+        for ours, other, features, player in positions:
+            mine.append(ours + [PAD] * (MAX_PIECES - len(ours)))
+            theirs.append(other + [PAD] * (MAX_PIECES - len(other)))
+            dense.append(features)
+            target.append((returns[player] + 1.0) / 2.0)
+            game_of.append(index)
+    if not target:
+        raise ValueError("no finished games to learn from")
+    return {"mine": np.asarray(mine, dtype=np.int64), "theirs": np.asarray(theirs, dtype=np.int64),
+            "dense": np.asarray(dense, dtype=np.float32),
+            "target": np.asarray(target, dtype=np.float32),
+            "game": np.asarray(game_of, dtype=np.int64)}
+
+
+def subset(samples: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, np.ndarray]:
+    return {name: array[keep] for name, array in samples.items()}
+
+
+def build_model(hidden: int):
+    import torch
+    from torch import nn
+
+    class SideScore(nn.Module):
+        """``g`` of ``agents.junqi.value_net``; ``forward`` is the log-odds g(mine) - g(theirs)."""
+
+        def __init__(self):
+            super().__init__()
+            self.placed_linear = nn.Embedding(NUM_PLACED + 1, 1, padding_idx=PAD)
+            self.placed_hidden = nn.Embedding(NUM_PLACED + 1, hidden, padding_idx=PAD)
+            self.dense_linear = nn.Linear(NUM_DENSE, 1, bias=False)
+            self.dense_hidden = nn.Linear(NUM_DENSE, hidden, bias=False)
+            self.hidden_bias = nn.Parameter(torch.zeros(hidden))
+            self.hidden_out = nn.Linear(hidden, 1, bias=False)
+            for table in (self.placed_linear, self.placed_hidden):
+                nn.init.normal_(table.weight, std=0.02)
+                with torch.no_grad():
+                    table.weight[PAD].zero_()
+
+        def side(self, placed, dense):
+            hidden = torch.relu(self.placed_hidden(placed).sum(1) + self.dense_hidden(dense)
+                                + self.hidden_bias)
+            return (self.placed_linear(placed).sum(1) + self.dense_linear(dense)
+                    + self.hidden_out(hidden)).squeeze(1)
+
+        def forward(self, mine, theirs, dense):
+            return self.side(mine, dense) - self.side(theirs, -dense)
+
+    return SideScore()
+
+
+def to_value_net(model, scale: float, metadata: dict) -> ValueNet:
+    def array(tensor):
+        return tensor.detach().double().numpy().copy()
+
+    return ValueNet(
+        placed_linear=array(model.placed_linear.weight[:NUM_PLACED, 0]),
+        dense_linear=array(model.dense_linear.weight[0]),
+        placed_hidden=array(model.placed_hidden.weight[:NUM_PLACED]),
+        dense_hidden=array(model.dense_hidden.weight.T),
+        hidden_bias=array(model.hidden_bias),
+        hidden_out=array(model.hidden_out.weight[0]),
+        scale=scale, metadata=metadata)
+
+
+def mean_log_loss(model, samples, batch: int = 4096) -> float:
+    import torch
+
+    total = 0.0
+    with torch.no_grad():
+        for start in range(0, len(samples["target"]), batch):
+            part = slice(start, start + batch)
+            logits = model(torch.from_numpy(samples["mine"][part]),
+                           torch.from_numpy(samples["theirs"][part]),
+                           torch.from_numpy(samples["dense"][part]))
+            total += float(torch.nn.functional.binary_cross_entropy_with_logits(
+                logits, torch.from_numpy(samples["target"][part]), reduction="sum"))
+    return total / len(samples["target"])
+
+
+def plot_history(history: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    epochs = [row["epoch"] for row in history]
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for key, label in (("train", "training games"), ("validation", "held-out games (picks)"),
+                       ("test", "test games")):
+        values = [row[key] for row in history if row.get(key) is not None]
+        if values:
+            axes.plot(epochs[:len(values)], values, marker="o", label=label)
+    for key, label in (("logistic_validation", "logistic, held out"),
+                       ("logistic_test", "logistic, test")):
+        if history and history[0].get(key) is not None:
+            axes.axhline(history[0][key], linestyle="--", linewidth=1, label=label)
+    axes.set_xlabel("epoch")
+    axes.set_ylabel("log-loss of the outcome")
+    axes.set_title("Junqi value network")
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", nargs="+", required=True, help="arena runs to train on")
+    parser.add_argument("--test", nargs="*", default=[], help="arena runs to report on")
+    parser.add_argument("--dir", required=True, help="checkpoint, curves and weights go here")
+    parser.add_argument("--hidden", type=int, default=32, help="hidden units (default 32)")
+    parser.add_argument("--epochs", type=int, default=30, help="epochs (default 30)")
+    parser.add_argument("--batch", type=int, default=256, help="positions a step (default 256)")
+    parser.add_argument("--lr", type=float, default=1e-3, help="Adam's step size (default 1e-3)")
+    parser.add_argument("--weight-decay", type=float, default=1e-4,
+                        help="AdamW's weight decay (default 1e-4)")
+    parser.add_argument("--validation", type=float, default=0.1,
+                        help="share of the --games games held out to pick the epoch (default 0.1)")
+    parser.add_argument("--every", type=int, default=2, help="sample every N-th ply (default 2)")
+    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    parser.add_argument("--weights", default="tuned",
+                        help="evaluation weights whose piece values set the scale (default tuned)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    parser.add_argument("--resume", action="store_true", help="carry on from DIR/checkpoint.pt")
+    args = parser.parse_args(argv)
+    for name in ("hidden", "epochs", "batch", "every", "threads"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
+    if not 0.0 < args.validation < 1.0:
+        parser.error(f"--validation must be in (0, 1), got {args.validation}")
+
+    import torch
+    from tqdm import tqdm
+
+    torch.set_num_threads(args.threads)
+    out = Path(args.dir)
+    checkpoint_path = out / "checkpoint.pt"
+    if checkpoint_path.exists() and not args.resume:
+        parser.error(f"{checkpoint_path} exists: pass --resume to carry on, or another --dir")
+    out.mkdir(parents=True, exist_ok=True)
+
+    samples = position_samples(recorded_games(args.games, "junqi"), args.every)
+    games = np.unique(samples["game"])
+    held = np.random.default_rng(args.seed).choice(
+        games, size=max(1, round(args.validation * len(games))), replace=False)
+    is_held = np.isin(samples["game"], held)
+    train, validation = subset(samples, ~is_held), subset(samples, is_held)
+    test = position_samples(recorded_games(args.test, "junqi"), args.every) if args.test else None
+
+    piece_values = dict(zip(PIECE_NAMES, load_eval_config(args.weights).piece_values,
+                            strict=True))
+    logistic, _ = fit_samples(train["dense"].astype(float), train["target"].astype(float),
+                              piece_values)
+    logistic_losses = {
+        "logistic_validation": log_loss(validation["dense"], validation["target"],
+                                        logistic.weights),
+        "logistic_test": (log_loss(test["dense"], test["target"], logistic.weights)
+                          if test else None)}
+
+    torch.manual_seed(args.seed)
+    model = build_model(args.hidden)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    history: list[dict] = []
+    best: dict | None = None
+    first_epoch = 1
+    if checkpoint_path.exists():
+        saved = torch.load(checkpoint_path, weights_only=True)
+        model.load_state_dict(saved["model"])
+        optimizer.load_state_dict(saved["optimizer"])
+        history = json.loads(saved["history"])
+        best = {"epoch": int(saved["best_epoch"]), "state": saved["best_model"]}
+        first_epoch = len(history) + 1
+
+    tensors = {name: torch.from_numpy(train[name]) for name in ("mine", "theirs", "dense",
+                                                                "target")}
+    count = len(train["target"])
+    for epoch in tqdm(range(first_epoch, args.epochs + 1), initial=first_epoch - 1,
+                      total=args.epochs, desc="value net", unit="epoch"):
+        order = torch.from_numpy(np.random.default_rng([args.seed, epoch]).permutation(count))
+        model.train()
+        for start in range(0, count, args.batch):
+            rows = order[start:start + args.batch]
+            logits = model(tensors["mine"][rows], tensors["theirs"][rows], tensors["dense"][rows])
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(logits,
+                                                                        tensors["target"][rows])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        model.eval()
+        row = {"epoch": epoch, "train": mean_log_loss(model, train),
+               "validation": mean_log_loss(model, validation),
+               "test": mean_log_loss(model, test) if test else None, **logistic_losses}
+        history.append(row)
+        if best is None or row["validation"] < history[best["epoch"] - 1]["validation"]:
+            best = {"epoch": epoch,
+                    "state": {k: v.clone() for k, v in model.state_dict().items()}}
+        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "history": json.dumps(history), "best_epoch": best["epoch"],
+                    "best_model": best["state"]}, checkpoint_path)
+        with open(out / "history.csv", "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(row))
+            writer.writeheader()
+            writer.writerows(history)
+        plot_history(history, out / "learning_curve.png")
+
+    model.load_state_dict(best["state"])
+    chosen = history[best["epoch"] - 1]
+    report = {"samples": {"train": int(count), "validation": int(len(validation["target"])),
+                          "test": int(len(test["target"])) if test else 0},
+              "best_epoch": best["epoch"], **{k: chosen[k] for k in (
+                  "train", "validation", "test", "logistic_validation", "logistic_test")}}
+    metadata = {
+        "command": "python scripts/train_value_net.py " + shlex.join(
+            [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--resume"]),
+        "games_sha256": {str(games_file(g)): hashlib.sha256(games_file(g).read_bytes())
+                         .hexdigest() for g in args.games},
+        "seed": args.seed, **report}
+    save_value_net(to_value_net(model, logistic.scale, metadata), out / SHIPPED_NAME)
+    print(json.dumps(report, indent=2))
+    return report
+
+
+if __name__ == "__main__":
+    main()
