@@ -1,10 +1,12 @@
 """Train the Junqi value network (``agents.junqi.value_net``) on the outcomes of recorded games.
 
     python scripts/train_value_net.py --games runs/A runs/B --test runs/C --dir runs/value-net \\
-        [--hidden 32] [--epochs 30] [--seed 0] [--every 2] [--resume]
+        [--hidden 32] [--epochs 30] [--seed 0] [--every 2] [--lookahead 8] [--resume]
 
 Every ``--every``-th position of each finished game, from the side to move, is a sample
-labelled with that side's result (a win 1, a loss 0, a draw 1/2). A tenth of the ``--games``
+labelled with that side's result (a win 1, a loss 0, a draw 1/2), or with ``--lookahead N``
+the logistic state value's winning chance N plies later (fitted on the same games; the result
+where the game ends sooner). A tenth of the ``--games``
 games (``--validation``, whole games, chosen by ``--seed``) is held out to pick the epoch; the
 ``--test`` games only report. Training is seeded (the same games, seed and options give the same
 weights on the same machine) and resumable: each epoch writes ``DIR/checkpoint.pt`` (tensors
@@ -29,8 +31,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.arena.records import recorded_games  # noqa: E402
-from agents.junqi.eval_config import load_eval_config  # noqa: E402
-from agents.junqi.state_value import fit_samples, log_loss, state_features  # noqa: E402
+from agents.junqi.state_value import (  # noqa: E402
+    fit_logistic,
+    log_loss,
+    shipped_state_value,
+    state_features,
+)
 from agents.junqi.value_net import (  # noqa: E402
     NUM_DENSE,
     NUM_PLACED,
@@ -39,7 +45,6 @@ from agents.junqi.value_net import (  # noqa: E402
     placed_indices,
     save_value_net,
 )
-from tbw_envs.junqi.pieces import PIECE_NAMES  # noqa: E402
 
 PAD = NUM_PLACED  # the index of the all-zero embedding row that pads a position's pieces
 MAX_PIECES = 50  # both armies' 25
@@ -53,7 +58,7 @@ def games_file(path: str) -> Path:
 def position_samples(games, every: int) -> dict[str, np.ndarray]:
     """Per sampled position: both readers' one-hot indices (padded with ``PAD``), the dense
     features for the side to move, its result in [0, 1], and the game's index."""
-    mine, theirs, dense, target, game_of = [], [], [], [], []
+    mine, theirs, dense, target, game_of, plies = [], [], [], [], [], []
     for index, (start, actions) in enumerate(games):
         state = start.clone()
         positions = []
@@ -64,23 +69,40 @@ def position_samples(games, every: int) -> dict[str, np.ndarray]:
                 player = state.current_player
                 ours, other = placed_indices(state.owner, state.kind, player)
                 positions.append((ours, other, state_features(state.owner, state.kind, player),
-                                  player))
+                                  player, ply))
             state.apply(action)
         if not state.is_terminal():
             continue  # cut short: no outcome to learn from
         returns = state.returns()
-        for ours, other, features, player in positions:
+        for ours, other, features, player, ply in positions:
             mine.append(ours + [PAD] * (MAX_PIECES - len(ours)))
             theirs.append(other + [PAD] * (MAX_PIECES - len(other)))
             dense.append(features)
             target.append((returns[player] + 1.0) / 2.0)
             game_of.append(index)
+            plies.append(ply)
     if not target:
         raise ValueError("no finished games to learn from")
     return {"mine": np.asarray(mine, dtype=np.int64), "theirs": np.asarray(theirs, dtype=np.int64),
             "dense": np.asarray(dense, dtype=np.float32),
             "target": np.asarray(target, dtype=np.float32),
-            "game": np.asarray(game_of, dtype=np.int64)}
+            "game": np.asarray(game_of, dtype=np.int64), "ply": np.asarray(plies, dtype=np.int64)}
+
+
+def lookahead_targets(samples: dict[str, np.ndarray], weights, plies: int) -> np.ndarray:
+    """Each sample's target replaced by the logistic value's winning chance ``plies`` later in
+    its game, for the same side (the game's result where the game ends sooner). Unlike the
+    result, it differs between the positions of one game, so a network cannot learn a game's
+    layout instead of its positions."""
+    logits = samples["dense"].astype(float) @ np.asarray(weights, dtype=float)
+    later = {(int(g), int(p)): 1.0 / (1.0 + np.exp(-z))
+             for g, p, z in zip(samples["game"], samples["ply"], logits, strict=True)}
+    target = samples["target"].copy()
+    for i, (game, ply) in enumerate(zip(samples["game"], samples["ply"], strict=True)):
+        value = later.get((int(game), int(ply) + plies))
+        if value is not None:
+            target[i] = value
+    return target
 
 
 def subset(samples: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, np.ndarray]:
@@ -148,7 +170,33 @@ def mean_log_loss(model, samples, batch: int = 4096) -> float:
     return total / len(samples["target"])
 
 
-def plot_history(history: list[dict], path: Path) -> None:
+def all_logits(model, samples, batch: int = 4096) -> np.ndarray:
+    import torch
+
+    parts = []
+    with torch.no_grad():
+        for start in range(0, len(samples["target"]), batch):
+            part = slice(start, start + batch)
+            parts.append(model(torch.from_numpy(samples["mine"][part]),
+                               torch.from_numpy(samples["theirs"][part]),
+                               torch.from_numpy(samples["dense"][part])).numpy())
+    return np.concatenate(parts).astype(float)
+
+
+def matched_scale(model, samples) -> float:
+    """Logit per piece-value unit such that the network's balance matches the shipped state
+    value's (``leaf="value"``) in the least-squares sense over ``samples``: a leaf drop-in on
+    the scale the search's exploration constant and evaluation prior were measured with."""
+    shipped = shipped_state_value()
+    balance = samples["dense"].astype(float) @ np.asarray(shipped.weights) / shipped.scale
+    logits = all_logits(model, samples)
+    scale = float(logits @ balance / (balance @ balance))
+    if not scale > 0:
+        raise ValueError("the network's values do not rise with the state value's: no scale")
+    return scale
+
+
+def plot_history(history: list[dict], path: Path, lookahead: int) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -156,7 +204,9 @@ def plot_history(history: list[dict], path: Path) -> None:
 
     epochs = [row["epoch"] for row in history]
     figure, axes = plt.subplots(figsize=(6, 4))
-    for key, label in (("train", "training games"), ("validation", "held-out games (picks)"),
+    train_label = (f"training games (target: {lookahead} plies later)" if lookahead
+                   else "training games")
+    for key, label in (("train", train_label), ("validation", "held-out games (picks the epoch)"),
                        ("test", "test games")):
         values = [row[key] for row in history if row.get(key) is not None]
         if values:
@@ -166,7 +216,7 @@ def plot_history(history: list[dict], path: Path) -> None:
         if history and history[0].get(key) is not None:
             axes.axhline(history[0][key], linestyle="--", linewidth=1, label=label)
     axes.set_xlabel("epoch")
-    axes.set_ylabel("log-loss of the outcome")
+    axes.set_ylabel("log-loss (held-out and test: of the result)")
     axes.set_title("Junqi value network")
     axes.legend()
     figure.tight_layout()
@@ -188,15 +238,19 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--validation", type=float, default=0.1,
                         help="share of the --games games held out to pick the epoch (default 0.1)")
     parser.add_argument("--every", type=int, default=2, help="sample every N-th ply (default 2)")
+    parser.add_argument("--lookahead", type=int, default=0, metavar="PLIES",
+                        help="train on the logistic value's winning chance PLIES later (a "
+                             "multiple of --every) instead of the result (default 0: the result)")
     parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
-    parser.add_argument("--weights", default="tuned",
-                        help="evaluation weights whose piece values set the scale (default tuned)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--resume", action="store_true", help="carry on from DIR/checkpoint.pt")
     args = parser.parse_args(argv)
     for name in ("hidden", "epochs", "batch", "every", "threads"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
+    if args.lookahead < 0 or args.lookahead % args.every:
+        parser.error("--lookahead must be a non-negative multiple of --every, got "
+                     f"{args.lookahead}")
     if not 0.0 < args.validation < 1.0:
         parser.error(f"--validation must be in (0, 1), got {args.validation}")
 
@@ -218,15 +272,15 @@ def main(argv: list[str] | None = None) -> dict:
     train, validation = subset(samples, ~is_held), subset(samples, is_held)
     test = position_samples(recorded_games(args.test, "junqi"), args.every) if args.test else None
 
-    piece_values = dict(zip(PIECE_NAMES, load_eval_config(args.weights).piece_values,
-                            strict=True))
-    logistic, _ = fit_samples(train["dense"].astype(float), train["target"].astype(float),
-                              piece_values)
+    logistic = fit_logistic(train["dense"].astype(float), train["target"].astype(float))
     logistic_losses = {
         "logistic_validation": log_loss(validation["dense"], validation["target"],
-                                        logistic.weights),
-        "logistic_test": (log_loss(test["dense"], test["target"], logistic.weights)
+                                        logistic),
+        "logistic_test": (log_loss(test["dense"], test["target"], logistic)
                           if test else None)}
+
+    if args.lookahead:
+        train["target"] = lookahead_targets(train, logistic, args.lookahead)
 
     torch.manual_seed(args.seed)
     model = build_model(args.hidden)
@@ -272,7 +326,7 @@ def main(argv: list[str] | None = None) -> dict:
             writer = csv.DictWriter(handle, fieldnames=list(row))
             writer.writeheader()
             writer.writerows(history)
-        plot_history(history, out / "learning_curve.png")
+        plot_history(history, out / "learning_curve.png", args.lookahead)
 
     model.load_state_dict(best["state"])
     chosen = history[best["epoch"] - 1]
@@ -286,7 +340,8 @@ def main(argv: list[str] | None = None) -> dict:
         "games_sha256": {str(games_file(g)): hashlib.sha256(games_file(g).read_bytes())
                          .hexdigest() for g in args.games},
         "seed": args.seed, **report}
-    save_value_net(to_value_net(model, logistic.scale, metadata), out / SHIPPED_NAME)
+    save_value_net(to_value_net(model, matched_scale(model, train), metadata),
+                   out / SHIPPED_NAME)
     print(json.dumps(report, indent=2))
     return report
 

@@ -13,8 +13,9 @@ One side's score is ``g(x) = a . onehot + b . dense + v . relu(W onehot + U dens
 log-odds of ``player`` winning is ``g(read for player) - g(read for the opponent)``: the value
 is antisymmetric by construction (what one side gains the other loses, an even position is 0).
 Like ``StateValue`` it reports in piece-value units (``balance``: the logit divided by
-``scale``, the logistic fit's logit per piece-value unit on the same games), so it stands where
-the material balance stood in a search's leaf.
+``scale``), and ``scale`` is chosen so that its balance matches the shipped state value's in the
+least-squares sense on the training positions: a drop-in leaf on the scale the search's
+exploration constant and evaluation prior were measured with.
 
 The weights are a NumPy ``.npz`` of plain arrays plus UTF-8 JSON metadata (how they were made),
 read with ``allow_pickle=False``: loading runs no code. ``scripts/train_value_net.py`` trains
@@ -88,6 +89,14 @@ class ValueNet:
     scale: float
     metadata: dict
 
+    def __post_init__(self):
+        # The linear weights ride along as one more column, so that one gather and one sum
+        # serve both parts (the logit is the search's per-leaf cost).
+        object.__setattr__(self, "_placed", np.hstack(
+            [self.placed_hidden, self.placed_linear[:, None]]))
+        object.__setattr__(self, "_dense", np.hstack(
+            [self.dense_hidden, self.dense_linear[:, None]]))
+
     @property
     def hidden(self) -> int:
         return len(self.hidden_bias)
@@ -95,14 +104,13 @@ class ValueNet:
     def logit(self, owner, kind, player: int) -> float:
         """The log-odds of ``player`` winning the full state (``owner``, ``kind`` by post)."""
         mine, theirs = placed_indices(owner, kind, player)
-        dense = np.asarray(state_features(owner, kind, player))
-        linear = (self.placed_linear[mine].sum() - self.placed_linear[theirs].sum()
-                  + 2.0 * float(self.dense_linear @ dense))
-        dense_part = dense @ self.dense_hidden
-        ours = self.placed_hidden[mine].sum(axis=0) + dense_part + self.hidden_bias
-        other = self.placed_hidden[theirs].sum(axis=0) - dense_part + self.hidden_bias
-        hidden = np.maximum(ours, 0.0) - np.maximum(other, 0.0)
-        return float(linear + hidden @ self.hidden_out)
+        dense = np.asarray(state_features(owner, kind, player), dtype=float) @ self._dense
+        sums = self._placed[mine + theirs].reshape(2, len(mine), -1).sum(axis=1)
+        ours, other = sums[0] + dense, sums[1] - dense
+        h = self.hidden
+        hidden = (np.maximum(ours[:h] + self.hidden_bias, 0.0)
+                  - np.maximum(other[:h] + self.hidden_bias, 0.0))
+        return float(ours[h] - other[h] + hidden @ self.hidden_out)
 
     def balance(self, owner, kind, player: int) -> float:
         """The value for ``player`` in piece-value units (0 for an even position)."""

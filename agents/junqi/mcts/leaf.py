@@ -3,7 +3,7 @@
 ``RandomRollout`` is plain UCT's: uniformly random moves to the end of the game, reward 1 / 0.5 /
 0. The others play evaluation-guided moves (the best of ``sample_k`` random legal moves by the
 move evaluation, with the mover's public deductions) down to a horizon, then score the leaf one
-of two ways (the agents' ``leaf`` parameter):
+of four ways (the agents' ``leaf`` parameter):
 
 ``MaterialLeaf`` (``leaf="material"``)
     The change of material (piece values, flag excluded) since the root in the determinized
@@ -13,6 +13,9 @@ of two ways (the agents' ``leaf`` parameter):
 ``ValueLeaf`` (``leaf="value"``)
     The same, with the learned state value (``agents.junqi.state_value``: a logistic model of
     the winning chance fitted on game outcomes, in piece-value units) in place of material.
+``NetLeaf`` (``leaf="net"``)
+    The same, with the learned value network (``agents.junqi.value_net``: every piece where it
+    stands, in piece-value units) in place of material.
 ``EvaluationLeaf`` (``leaf="evaluation"``)
     The evaluation's whole score of every move on the path, ours added and the opponent's
     subtracted.
@@ -29,6 +32,7 @@ from typing import Protocol
 from agents.junqi.eval_config import FEATURE_NAMES
 from agents.junqi.evaluation import JunqiEvaluation, material
 from agents.junqi.state_value import shipped_state_value
+from agents.junqi.value_net import shipped_value_net
 
 WIN_VALUE = 1000.0
 # Features whose effect a leaf's material change does not already show.
@@ -165,6 +169,19 @@ class ValueLeaf(MaterialLeaf):
         return self.state_value.balance(state.owner, state.kind, player)
 
 
+class NetLeaf(MaterialLeaf):
+    """The value network's change since the root (``agents.junqi.value_net``, in piece-value
+    units) in place of the material balance, plus the path's positional features."""
+
+    def __init__(self, evaluation: JunqiEvaluation, rng: random.Random, sample_k: int,
+                 horizon: int, even: bool):
+        super().__init__(evaluation, rng, sample_k, horizon, even)
+        self.value_net = shipped_value_net()
+
+    def balance(self, state, player: int) -> float:
+        return self.value_net.balance(state.owner, state.kind, player)
+
+
 class EvaluationLeaf(GuidedLeaf):
     """The evaluation's score of every move on the path, nothing for the world reached."""
 
@@ -176,4 +193,5 @@ class EvaluationLeaf(GuidedLeaf):
 
 
 # The ``leaf`` parameter of the guided searches.
-GUIDED_LEAVES = {"material": MaterialLeaf, "evaluation": EvaluationLeaf, "value": ValueLeaf}
+GUIDED_LEAVES = {"material": MaterialLeaf, "evaluation": EvaluationLeaf, "value": ValueLeaf,
+                 "net": NetLeaf}
