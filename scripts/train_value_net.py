@@ -34,6 +34,7 @@ from agents.arena.records import recorded_games  # noqa: E402
 from agents.junqi.state_value import (  # noqa: E402
     fit_logistic,
     log_loss,
+    played_positions,
     shipped_state_value,
     state_features,
 )
@@ -59,28 +60,14 @@ def position_samples(games, every: int) -> dict[str, np.ndarray]:
     """Per sampled position: both readers' one-hot indices (padded with ``PAD``), the dense
     features for the side to move, its result in [0, 1], and the game's index."""
     mine, theirs, dense, target, game_of, plies = [], [], [], [], [], []
-    for index, (start, actions) in enumerate(games):
-        state = start.clone()
-        positions = []
-        for ply, action in enumerate(actions):
-            if state.is_terminal():
-                break
-            if ply % every == 0:
-                player = state.current_player
-                ours, other = placed_indices(state.owner, state.kind, player)
-                positions.append((ours, other, state_features(state.owner, state.kind, player),
-                                  player, ply))
-            state.apply(action)
-        if not state.is_terminal():
-            continue  # cut short: no outcome to learn from
-        returns = state.returns()
-        for ours, other, features, player, ply in positions:
-            mine.append(ours + [PAD] * (MAX_PIECES - len(ours)))
-            theirs.append(other + [PAD] * (MAX_PIECES - len(other)))
-            dense.append(features)
-            target.append((returns[player] + 1.0) / 2.0)
-            game_of.append(index)
-            plies.append(ply)
+    for index, ply, player, owner, kind, result in played_positions(games, every):
+        ours, other = placed_indices(owner, kind, player)
+        mine.append(ours + [PAD] * (MAX_PIECES - len(ours)))
+        theirs.append(other + [PAD] * (MAX_PIECES - len(other)))
+        dense.append(state_features(owner, kind, player))
+        target.append(result)
+        game_of.append(index)
+        plies.append(ply)
     if not target:
         raise ValueError("no finished games to learn from")
     return {"mine": np.asarray(mine, dtype=np.int64), "theirs": np.asarray(theirs, dtype=np.int64),

@@ -128,26 +128,33 @@ def shipped_state_value() -> StateValue:
 
 
 # --------------------------------------------------------------------------------- fitting
-def outcome_samples(games: Iterable, every: int = 4) -> tuple[np.ndarray, np.ndarray]:
-    """Feature rows and targets from ``(start state, actions)`` games: every ``every``-th ply
-    of play, from the side to move (a win 1, a loss 0, a draw 1/2 at the game's end)."""
-    rows, targets = [], []
-    for start, actions in games:
+def played_positions(games: Iterable, every: int = 4):
+    """Every ``every``-th position of play of each finished ``(start state, actions)`` game, as
+    ``(game index, ply, player to move, owner, kind, that player's result)``, the result 1 for
+    a win, 0 for a loss, 1/2 for a draw; a game cut short (no result to learn from) is skipped."""
+    for index, (start, actions) in enumerate(games):
         state = start.clone()
         positions = []
         for ply, action in enumerate(actions):
             if state.is_terminal():
                 break
             if ply % every == 0:
-                player = state.current_player
-                positions.append((state_features(state.owner, state.kind, player), player))
+                positions.append((ply, state.current_player, list(state.owner), list(state.kind)))
             state.apply(action)
         if not state.is_terminal():
-            continue  # cut short: no outcome to learn from
+            continue
         returns = state.returns()
-        for features, player in positions:
-            rows.append(features)
-            targets.append((returns[player] + 1.0) / 2.0)
+        for ply, player, owner, kind in positions:
+            yield index, ply, player, owner, kind, (returns[player] + 1.0) / 2.0
+
+
+def outcome_samples(games: Iterable, every: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """Feature rows (``STATE_FEATURES``, for the side to move) and targets (its result) of
+    ``played_positions``."""
+    rows, targets = [], []
+    for _, _, player, owner, kind, result in played_positions(games, every):
+        rows.append(state_features(owner, kind, player))
+        targets.append(result)
     return np.asarray(rows, dtype=float).reshape(-1, len(STATE_FEATURES)), np.asarray(targets)
 
 
