@@ -25,6 +25,7 @@ and writes them; ``configs/agents/junqi_value_net.npz`` is the shipped file.
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -138,7 +139,7 @@ def load_value_net(path: str | Path | None = None) -> ValueNet:
     try:
         with np.load(path, allow_pickle=False) as archive:
             arrays = {name: archive[name] for name in archive.files}
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
         raise ValueError(f"{path}: not a value-network file ({error})") from error
     text = arrays.pop("metadata", None)
     if text is None or text.dtype != np.uint8 or text.ndim != 1:
