@@ -14,7 +14,6 @@ of the evaluation's material balance alone, on other games.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shlex
 import sys
@@ -25,7 +24,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.arena.records import recorded_games  # noqa: E402
+from agents.arena.records import games_digests, recorded_games  # noqa: E402
 from agents.junqi.eval_config import load_eval_config  # noqa: E402
 from agents.junqi.state_value import (  # noqa: E402
     PIECE_FEATURES,
@@ -36,11 +35,6 @@ from agents.junqi.state_value import (  # noqa: E402
     outcome_samples,
 )
 from tbw_envs.junqi.pieces import PIECE_NAMES  # noqa: E402
-
-
-def games_file(path: str) -> Path:
-    folder = Path(path)
-    return folder / "games.jsonl" if folder.is_dir() else folder
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -75,8 +69,7 @@ def main(argv: list[str] | None = None) -> dict:
     if args.out:
         made_by = {
             "command": "python scripts/fit_state_value.py " + shlex.join(argv or sys.argv[1:]),
-            "games_sha256": {str(games_file(g)): hashlib.sha256(
-                games_file(g).read_bytes()).hexdigest() for g in args.games},
+            "games_sha256": games_digests(args.games),
             "samples": info["samples"],
             "log_loss": round(info["log_loss"], 6),
         }

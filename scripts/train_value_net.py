@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import hashlib
 import json
 import shlex
 import sys
@@ -30,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.arena.records import recorded_games  # noqa: E402
+from agents.arena.records import games_digests, recorded_games  # noqa: E402
 from agents.junqi.state_value import (  # noqa: E402
     fit_logistic,
     log_loss,
@@ -50,10 +49,6 @@ from agents.junqi.value_net import (  # noqa: E402
 PAD = NUM_PLACED  # the index of the all-zero embedding row that pads a position's pieces
 MAX_PIECES = 50  # both armies' 25
 
-
-def games_file(path: str) -> Path:
-    folder = Path(path)
-    return folder / "games.jsonl" if folder.is_dir() else folder
 
 
 def position_samples(games, every: int) -> dict[str, np.ndarray]:
@@ -324,8 +319,7 @@ def main(argv: list[str] | None = None) -> dict:
     metadata = {
         "command": "python scripts/train_value_net.py " + shlex.join(
             [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--resume"]),
-        "games_sha256": {str(games_file(g)): hashlib.sha256(games_file(g).read_bytes())
-                         .hexdigest() for g in args.games},
+        "games_sha256": games_digests(args.games),
         "seed": args.seed, **report}
     save_value_net(to_value_net(model, matched_scale(model, train), metadata),
                    out / SHIPPED_NAME)

@@ -3,6 +3,7 @@ back by ``load_records``), and the position a record starts from."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from collections.abc import Iterable
@@ -217,13 +218,26 @@ def load_records(path: str | Path) -> list[dict[str, Any]]:
     return records
 
 
+def games_file(path: str | Path) -> Path:
+    """The ``games.jsonl`` of an arena run folder, or ``path`` itself if it is a file."""
+    path = Path(path)
+    return path / "games.jsonl" if path.is_dir() else path
+
+
+def games_digests(paths: Iterable[str | Path]) -> dict[str, str]:
+    """The SHA-256 of each run's ``games_file``, by that file's path: what a model fitted on
+    recorded games names as its data."""
+    return {str(games_file(p)): hashlib.sha256(games_file(p).read_bytes()).hexdigest()
+            for p in paths}
+
+
 def recorded_games(paths: Iterable[str | Path], game: str) -> list[tuple[Any, list[int]]]:
     """The ``game`` games of arena records (``games.jsonl`` files, or run folders holding one):
     ``(starting state, actions)`` pairs, in file order; other games' records are skipped."""
     paths = [Path(p) for p in paths]
     games = []
     for path in paths:
-        for record in load_records(path / "games.jsonl" if path.is_dir() else path):
+        for record in load_records(games_file(path)):
             if record.get("game") == game:
                 games.append((record_start_state(record), list(record["actions"])))
     if not games:
