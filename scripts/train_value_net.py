@@ -137,21 +137,6 @@ def to_value_net(model, scale: float, metadata: dict) -> ValueNet:
         scale=scale, metadata=metadata)
 
 
-def mean_log_loss(model, samples, batch: int = 4096) -> float:
-    import torch
-
-    total = 0.0
-    with torch.no_grad():
-        for start in range(0, len(samples["target"]), batch):
-            part = slice(start, start + batch)
-            logits = model(torch.from_numpy(samples["mine"][part]),
-                           torch.from_numpy(samples["theirs"][part]),
-                           torch.from_numpy(samples["dense"][part]))
-            total += float(torch.nn.functional.binary_cross_entropy_with_logits(
-                logits, torch.from_numpy(samples["target"][part]), reduction="sum"))
-    return total / len(samples["target"])
-
-
 def all_logits(model, samples, batch: int = 4096) -> np.ndarray:
     import torch
 
@@ -163,6 +148,12 @@ def all_logits(model, samples, batch: int = 4096) -> np.ndarray:
                                torch.from_numpy(samples["theirs"][part]),
                                torch.from_numpy(samples["dense"][part])).numpy())
     return np.concatenate(parts).astype(float)
+
+
+def mean_log_loss(model, samples) -> float:
+    """The mean log-loss of ``samples``' targets under the model."""
+    logits, target = all_logits(model, samples), samples["target"].astype(float)
+    return float(np.mean(np.logaddexp(0.0, logits) - target * logits))
 
 
 def matched_scale(model, samples) -> float:
