@@ -160,26 +160,22 @@ class ValueLeaf(MaterialLeaf):
     """The learned state value's change since the root (``agents.junqi.state_value``, in
     piece-value units) in place of the material balance, plus the path's positional features."""
 
-    def __init__(self, evaluation: JunqiEvaluation, rng: random.Random, sample_k: int,
-                 horizon: int, even: bool):
-        super().__init__(evaluation, rng, sample_k, horizon, even)
-        self.state_value = shipped_state_value()
-
-    def balance(self, state, player: int) -> float:
-        return self.state_value.balance(state.owner, state.kind, player)
-
-
-class NetLeaf(MaterialLeaf):
-    """The value network's change since the root (``agents.junqi.value_net``, in piece-value
-    units) in place of the material balance, plus the path's positional features."""
+    shipped = staticmethod(shipped_state_value)  # the learned value: ``balance(owner, kind, p)``
 
     def __init__(self, evaluation: JunqiEvaluation, rng: random.Random, sample_k: int,
                  horizon: int, even: bool):
         super().__init__(evaluation, rng, sample_k, horizon, even)
-        self.value_net = shipped_value_net()
+        self.learned = self.shipped()
 
     def balance(self, state, player: int) -> float:
-        return self.value_net.balance(state.owner, state.kind, player)
+        return self.learned.balance(state.owner, state.kind, player)
+
+
+class NetLeaf(ValueLeaf):
+    """The value network's change since the root (``agents.junqi.value_net``) in place of the
+    state value's."""
+
+    shipped = staticmethod(shipped_value_net)
 
 
 class EvaluationLeaf(GuidedLeaf):

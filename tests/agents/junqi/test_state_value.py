@@ -23,6 +23,7 @@ from agents.junqi.state_value import (
     shipped_state_value,
     state_features,
 )
+from agents.junqi.value_net import shipped_value_net
 from tbw_envs.junqi import JunqiState
 from tbw_envs.junqi.board import COLS, board_graph, owner_rows, parse_post
 from tbw_envs.junqi.pieces import FLAG, MINE, PIECE_NAMES
@@ -168,13 +169,15 @@ def test_a_bad_state_value_file_is_refused_by_name(tmp_path, text, words):
         assert word in str(info.value)
 
 
-def test_the_value_leaf_scores_the_learned_balance_change():
+@pytest.mark.parametrize("name, shipped", [("value", shipped_state_value),
+                                            ("net", shipped_value_net)])
+def test_the_learned_leaves_score_their_balance_change(name, shipped):
     from agents.junqi.evaluation import JunqiEvaluation
 
     evaluation = JunqiEvaluation("tuned")
-    leaf = GUIDED_LEAVES["value"](evaluation, random.Random(0), 4, horizon=0, even=False)
+    leaf = GUIDED_LEAVES[name](evaluation, random.Random(0), 4, horizon=0, even=False)
     assert isinstance(leaf, ValueLeaf) and isinstance(leaf, MaterialLeaf)
-    value = shipped_state_value()
+    value = shipped()
     for state in midgame_states(4, plies=50, seed=5):
         player = state.current_player
         later = state.clone()
