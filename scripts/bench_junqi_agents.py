@@ -36,6 +36,7 @@ AGENTS = {"mcts": MCTSAgent, "ucbmcts": UCBMCTSAgent, "ismcts": ISMCTSAgent}
 MOVE_GENERATION = "move generation"
 DETERMINIZATION = "determinization (sampling, building the state)"
 EVALUATION = "evaluation (features, weights, leaf scores)"
+LEAF_VALUE = "leaf value (state value or value network)"
 APPLYING = "applying moves"
 TREE = "tree bookkeeping (search loop, selection, rollout loop)"
 BELIEF_BUILD = "belief build (once per move)"
@@ -58,10 +59,13 @@ PROFILE_GROUPS = (
     (APPLYING, "tbw_envs/junqi/actions.py", None),
     (APPLYING, "tbw_envs/core/contract.py", None),
     (EVALUATION, "agents/junqi/evaluation.py", None),
+    (LEAF_VALUE, "agents/junqi/value_net.py", None),
+    (LEAF_VALUE, "agents/junqi/state_value.py", None),
     (EVALUATION, "agents/junqi/mcts/leaf.py", {"credit", "score", "balance", "origin"}),
     (TREE, "agents/junqi/mcts/", None),
 )
-GROUP_ORDER = (MOVE_GENERATION, DETERMINIZATION, EVALUATION, APPLYING, TREE, BELIEF_BUILD, OTHER)
+GROUP_ORDER = (MOVE_GENERATION, DETERMINIZATION, EVALUATION, LEAF_VALUE, APPLYING, TREE,
+               BELIEF_BUILD, OTHER)
 
 
 def midgame_views(count: int, seed: int = 0):

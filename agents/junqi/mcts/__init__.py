@@ -33,7 +33,7 @@ Whitehouse 2012)
     legal). Children are widened progressively in evaluation order (``widen_base`` +
     sqrt(visits) moves), the tree has no depth cap, and leaves are scored like UCB&MCTS's after
     an evaluation-guided simulation to an even horizon of at least ``horizon`` plies. Every
-    edge starts with ``prior_visits`` (5) virtual visits worth the evaluation's score of its
+    edge starts with ``prior_visits`` (2) virtual visits worth the evaluation's score of its
     move: the search starts from the one-ply choice and leaves it only on evidence
     (docs/results.md compares it with and without the prior).
 

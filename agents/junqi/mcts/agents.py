@@ -128,11 +128,12 @@ class ISMCTSAgent(DeterminizedSearchAgent):
 
     Its determinizations come from ``belief="model"`` by default (the count tracker reweighted by
     how likely the opponent's moves were under a model of its choice), it evaluates moves with
-    ``weights="tuned"`` (the Q-learned weights) and it scores leaves with ``leaf="value"`` (the
-    state value learned from game outcomes) by default: the stronger choices in
-    docs/results.md, "Junqi search against its budget".
+    ``weights="tuned"`` (the Q-learned weights) and it scores leaves with ``leaf="net"`` (the
+    value network, ``agents.junqi.value_net``) by default: the stronger choices in
+    docs/results.md, "Junqi search against its budget" and "A value network, and a lighter
+    evaluation prior".
 
-    ``prior_visits`` (default 5; 0 turns it off) starts every edge with that many virtual visits
+    ``prior_visits`` (default 2; 0 turns it off) starts every edge with that many virtual visits
     worth the evaluation's score of the move (from the mover's side), so the search begins from
     the one-ply choice and leaves it only on evidence.
 
@@ -155,9 +156,9 @@ class ISMCTSAgent(DeterminizedSearchAgent):
 
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
                  cof: float = 10.0, widen_base: int = 3, horizon: int = 4, sample_k: int = 4,
-                 prior_visits: float = 5.0, opponent: str = "search",
+                 prior_visits: float = 2.0, opponent: str = "search",
                  belief: str | None = "model", weights="tuned", seed: int | None = None,
-                 layout: str = "random", leaf: str = "value", root_prior=None,
+                 layout: str = "random", leaf: str = "net", root_prior=None,
                  puct: float = 30.0):
         super().__init__(iterations, seconds, belief=belief, weights=weights, seed=seed,
                          layout=layout, leaf=leaf)
