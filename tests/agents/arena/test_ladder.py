@@ -130,6 +130,22 @@ def test_every_bundled_ladder_loads(path):
     assert ladder.game == path.stem or ladder.game in path.stem
 
 
+def test_the_junqi_pool_builds_the_ismcts_it_was_pinned_with():
+    # The pool was rated with ISMCTS's defaults of its day; a later change of defaults must not
+    # change the agent behind the pinned rating, so its spec spells every one of them out.
+    from agents.junqi.mcts import MaterialLeaf
+    from agents.registry import make_agent
+
+    [spec] = [m.spec for m in load_ladder("junqi").pool if m.spec.startswith("ismcts")]
+    agent = make_agent(spec, seed=0, game="junqi")
+    assert agent.prior_visits == 5.0
+    assert type(agent.leaf_evaluator) is MaterialLeaf
+    assert agent.belief_name == "count"
+    # weights=default: UCB&MCTS's default evaluation, not ISMCTS's tuned one
+    assert agent.evaluation.config == make_agent("ucbmcts", game="junqi").evaluation.config
+    assert agent.evaluation.config != make_agent("ismcts", game="junqi").evaluation.config
+
+
 def test_a_tbw_ladder_end_to_end(tmp_path):
     scenario = tmp_path / "skirmish.yaml"
     scenario.write_text(yaml.safe_dump(SKIRMISH), encoding="utf-8")
