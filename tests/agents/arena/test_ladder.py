@@ -12,6 +12,8 @@ import yaml
 from agents.arena.ladder import run_ladder
 from agents.arena.ladder_config import LadderConfigError, bundled_ladder_dir, load_ladder
 from agents.arena.ladder_fit import fit_rating, rating_interval
+from agents.junqi.mcts import MaterialLeaf
+from agents.registry import make_agent
 from tests.helpers.quick_games import QUICK_JUNQI, SKIRMISH
 
 
@@ -133,9 +135,6 @@ def test_every_bundled_ladder_loads(path):
 def test_the_junqi_pool_builds_the_ismcts_it_was_pinned_with():
     # The pool was rated with ISMCTS's defaults of its day; a later change of defaults must not
     # change the agent behind the pinned rating, so its spec spells every one of them out.
-    from agents.junqi.mcts import MaterialLeaf
-    from agents.registry import make_agent
-
     [spec] = [m.spec for m in load_ladder("junqi").pool if m.spec.startswith("ismcts")]
     agent = make_agent(spec, seed=0, game="junqi")
     assert agent.prior_visits == 5.0
