@@ -3,12 +3,15 @@
     python scripts/eval_beliefs.py [--games 500] [--seed 0] [--plies 20 50 100] [--rules ccgc]
     python scripts/eval_beliefs.py --games-from runs/arena-junqi-.../ [--plies 50 100]
     python scripts/eval_beliefs.py --fit-model --games-from runs/beliefs/games-fit
+    python scripts/eval_beliefs.py --games-from runs/arena-junqi-.../ --pieces-of ppo:pretrained
 
 Records ``--games`` games of uniform random play from uniformly random layouts (or, with
 ``--games-from``, reads the games the arena recorded in those ``games.jsonl`` files or run
 folders: games played by real agents, each under its own rule set), then at each ply count of
 ``--plies`` (only games still going after that many plies), from both players' views, scores
-every tracker of ``agents.junqi.belief``:
+every tracker of ``agents.junqi.belief`` (with ``--pieces-of LABEL``, only from the view of the
+player facing the agent of that label, in the games it played: how well each tracker reads that
+agent's pieces):
 
 - log-loss: mean of -log p(true type) over the opponent's living pieces (p clipped at 1e-12),
   pooled over all (view, piece) pairs; also split into the pieces standing on a headquarters and
@@ -62,7 +65,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agents.arena.records import recorded_games  # noqa: E402
+from agents.arena.records import games_file, load_records, recorded_games  # noqa: E402
 from agents.junqi.belief import (  # noqa: E402
     BELIEFS,
     DEFAULT_BELIEF,
@@ -104,6 +107,23 @@ def record_games(count: int, seed: int, rules: str, longest: int, progress: bool
             actions.append(action)
         games.append((start, actions))
     return games
+
+
+def reading_seats(paths: list[str], label: str) -> list[tuple[int, ...]]:
+    """For each Junqi game of ``recorded_games(paths, "junqi")``, in its order, the seats whose
+    views read the pieces of the agent labelled ``label``: the other seat in a game it played,
+    none in the rest. Raises ``ValueError`` if it played none of them."""
+    seats: list[tuple[int, ...]] = []
+    for path in paths:
+        for record in load_records(games_file(path)):
+            if record.get("game") != "junqi":
+                continue
+            labels = list(record["agents"])
+            seats.append(tuple(1 - seat for seat in (0, 1) if labels[seat] == label))
+    if not any(seats):
+        raise ValueError(f"no Junqi game in {', '.join(paths)} was played by an agent labelled "
+                         f"{label!r}")
+    return seats
 
 
 def running_states(start: JunqiState, actions, plies: list[int]) -> dict[int, JunqiState]:
@@ -458,6 +478,12 @@ def main(argv: list[str] | None = None) -> dict:
         "of random play (each game under its own rules; --games and --rules are then unused, "
         "--seed still seeds the bootstraps)",
     )
+    parser.add_argument(
+        "--pieces-of",
+        metavar="LABEL",
+        help="with --games-from: score only the views facing the agent of this label (as the "
+        "records name it, e.g. ppo:pretrained), in the games it played",
+    )
     parser.add_argument("--model-temperatures", type=float, nargs="+", metavar="T")
     parser.add_argument("--model-betas", type=float, nargs="+", metavar="BETA")
     parser.add_argument("--model-weights", nargs="+", metavar="NAME")
@@ -485,9 +511,13 @@ def main(argv: list[str] | None = None) -> dict:
     started = time.perf_counter()
     if args.fit_model and not args.games_from:
         parser.error("--fit-model needs --games-from")
+    if args.pieces_of is not None and (not args.games_from or args.fit_model):
+        parser.error("--pieces-of needs --games-from and scores trackers (not --fit-model)")
     if args.games_from:
         try:
             games = recorded_games(args.games_from, "junqi")
+            readers = (reading_seats(args.games_from, args.pieces_of)
+                       if args.pieces_of is not None else [(0, 1)] * len(games))
         except (OSError, ValueError) as exc:
             parser.error(str(exc))
         if args.fit_model:
@@ -504,17 +534,22 @@ def main(argv: list[str] | None = None) -> dict:
             return fit
     else:
         games = record_games(args.games, args.seed, args.rules, max(plies), progress)
+        readers = [(0, 1)] * len(games)
     scores = {ply: {name: Scores() for name in BELIEFS} for ply in plies}
     going = {ply: 0 for ply in plies}
+    views = {ply: 0 for ply in plies}
     timing_views: dict[int, list] = {ply: [] for ply in plies}
     reference_views: dict[int, list] = {ply: [] for ply in plies}
     grid_views: list = []
     for number, (start, actions) in enumerate(
         tqdm(games, desc="scoring views", disable=not progress)
     ):
+        if not readers[number]:
+            continue
         for ply, state in running_states(start, actions, plies).items():
             going[ply] += 1
-            for player in (0, 1):
+            for player in readers[number]:
+                views[ply] += 1
                 view = state.view(player)
                 if len(timing_views[ply]) < args.timing_views:
                     timing_views[ply].append(view)
@@ -531,8 +566,9 @@ def main(argv: list[str] | None = None) -> dict:
     results = {
         "command": "python scripts/eval_beliefs.py "
         + " ".join(sys.argv[1:] if argv is None else argv),
-        "games": len(games) if args.games_from else args.games,
+        "games": sum(1 for seats in readers if seats),
         "games_from": args.games_from,
+        "pieces_of": args.pieces_of,
         "seed": args.seed,
         "rules": args.rules,
         "plies": plies,
@@ -546,7 +582,7 @@ def main(argv: list[str] | None = None) -> dict:
             continue
         block = {
             "games": going[ply],
-            "views": 2 * going[ply],
+            "views": views[ply],
             "trackers": {name: scores[ply][name].summary() for name in BELIEFS},
             "count_vs_paper": relative_reduction(
                 scores[ply]["count"], scores[ply]["paper"], bootstrap
@@ -581,7 +617,9 @@ def main(argv: list[str] | None = None) -> dict:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.games_from:
-        path = out / f"eval_games_{_label(args.games_from)}.json"
+        reading = ("" if args.pieces_of is None else "_pieces_of_"
+                   + "".join(c if c.isalnum() else "-" for c in args.pieces_of))
+        path = out / f"eval_games_{_label(args.games_from)}{reading}.json"
     else:
         path = out / f"eval_{args.rules}_g{args.games}_s{args.seed}.json"
     path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

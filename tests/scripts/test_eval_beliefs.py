@@ -89,3 +89,45 @@ def test_bad_arguments_are_refused(tmp_path, capsys):
     with pytest.raises(SystemExit):
         eval_beliefs.main(["--fit-model", "--no-progress"])
     assert "--fit-model needs --games-from" in capsys.readouterr().err
+
+
+def test_pieces_of_scores_only_the_views_reading_that_agents_pieces(tmp_path, capsys):
+    run = tmp_path / "games"
+    assert arena_cli.main(["--game", "junqi", "--agents", "greedy", "random", "--games", "2",
+                           "--workers", "1", "--seed", "4", "--out", str(run),
+                           "--no-render"]) == 0
+    capsys.readouterr()
+    common = ["--games-from", str(run), "--plies", "6", "--timing-views", "1",
+              "--timing-samples", "2", "--out", str(tmp_path / "out"), "--no-progress"]
+    both = eval_beliefs.main(common)["by_ply"]["6"]
+    parts = {label: eval_beliefs.main(common + ["--pieces-of", label])["by_ply"]["6"]
+             for label in ("greedy", "random")}
+    # Each game has one view facing greedy and one facing random: the two halves make the whole.
+    assert [parts[label]["views"] for label in parts] == [both["games"], both["games"]]
+    for name in BELIEFS:
+        pieces = {label: parts[label]["trackers"][name]["pieces"] for label in parts}
+        assert sum(pieces.values()) == both["trackers"][name]["pieces"]
+        pooled = sum(parts[label]["trackers"][name]["log_loss"] * pieces[label]
+                     for label in parts) / sum(pieces.values())
+        assert pooled == pytest.approx(both["trackers"][name]["log_loss"])
+    assert (tmp_path / "out" / "eval_games_games_pieces_of_greedy.json").is_file()
+    # The views facing greedy are the other seat's: a tracker reads greedy's pieces there.
+    records = [json.loads(line) for line in (run / "games.jsonl").read_text().splitlines()]
+    assert eval_beliefs.reading_seats([str(run)], "greedy") == [
+        (1 - record["agents"].index("greedy"),) for record in records]
+
+
+def test_pieces_of_refuses_an_agent_that_played_no_game_and_needs_recorded_games(tmp_path,
+                                                                                  capsys):
+    run = tmp_path / "games"
+    assert arena_cli.main(["--game", "junqi", "--agents", "greedy", "random", "--games", "2",
+                           "--workers", "1", "--seed", "4", "--out", str(run),
+                           "--no-render"]) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        eval_beliefs.main(["--games-from", str(run), "--pieces-of", "ppo:pretrained",
+                           "--no-progress", "--out", str(tmp_path / "out")])
+    assert "was played by an agent labelled 'ppo:pretrained'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        eval_beliefs.main(["--pieces-of", "greedy", "--no-progress"])
+    assert "--pieces-of needs --games-from" in capsys.readouterr().err

@@ -1,0 +1,158 @@
+"""How many movable pieces each side of Junqi games keeps, ply by ply, split by an agent's result.
+
+    python scripts/material_trace.py runs/X/games.jsonl [runs/Y/games.jsonl ...] --agent ismcts:seconds=1
+    python scripts/material_trace.py RECORDS.jsonl --agent greedy --plies 10,30,50
+
+Each record (written by scripts/arena.py) is replayed through the game core. At each asked ply
+that the game reached, and at its end, the movable pieces (every piece but mines and the flag) of
+the named agent and of its opponent are counted. The table gives their means over the agent's
+won, drawn and lost games, and how those games ended: where an agent loses its material, and
+whether its losses are runs out of pieces or captured flags.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents.arena.record_shape import check_record_shape  # noqa: E402
+from agents.arena.records import load_records, record_start_state  # noqa: E402
+from tbw_envs.core.contract import short_repr  # noqa: E402
+from tbw_envs.junqi.pieces import MOBILE_MASK  # noqa: E402
+
+OUTCOMES = ("won", "drawn", "lost")
+DEFAULT_PLIES = (20, 40, 60)
+
+
+def movable_pieces(state: Any, player: int) -> int:
+    """The pieces of ``player`` that can move by type (not its mines and flag), wherever they
+    stand."""
+    counts = state.piece_counts(player)
+    return sum(n for kind, n in enumerate(counts) if MOBILE_MASK >> kind & 1)
+
+
+@dataclass
+class OutcomeTrace:
+    """The counts of one outcome's games: at each asked ply, (agent's, opponent's) per game."""
+
+    games: int = 0
+    at_ply: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    at_end: list[tuple[int, int]] = field(default_factory=list)
+    end_reasons: Counter = field(default_factory=Counter)
+    plies: list[int] = field(default_factory=list)
+
+
+def agent_seat(record: dict[str, Any], agent: str) -> int:
+    """The seat the agent labelled ``agent`` took in this record (``agents`` lists the labels by
+    seat)."""
+    labels = record["agents"]
+    if agent not in labels:
+        raise ValueError(f"agent {short_repr(agent)} did not play this game: its agents are "
+                         f"{', '.join(labels)}")
+    if labels[0] == labels[1]:
+        raise ValueError(f"both seats are {short_repr(agent)}: the trace needs the agent to "
+                         f"play someone else")
+    return labels.index(agent)
+
+
+def trace_records(records: Sequence[dict[str, Any]], agent: str,
+                  plies: Sequence[int] = DEFAULT_PLIES) -> dict[str, OutcomeTrace]:
+    """Movable-piece counts of ``agent`` and its opponent over ``records``, by the agent's
+    outcome. Raises ``ValueError`` for a malformed record (``MalformedRecord``, naming it), an
+    illegal action, a record of another game or one the agent did not play."""
+    traces = {outcome: OutcomeTrace() for outcome in OUTCOMES}
+    wanted = sorted(set(plies))
+    for index, record in enumerate(records):
+        check_record_shape(record, index)
+        if record["game"] != "junqi":
+            raise ValueError(f"only Junqi records can be traced, got a {record['game']!r} "
+                             f"record")
+        seat = agent_seat(record, agent)
+        result = record["result"]
+        score = result["returns"][seat]
+        trace = traces["won" if score > 0 else "lost" if score < 0 else "drawn"]
+        state = record_start_state(record)
+        counts = {}
+        for ply, action in enumerate(record["actions"]):
+            if ply in wanted:
+                counts[ply] = (movable_pieces(state, seat), movable_pieces(state, 1 - seat))
+            state.apply(action)
+        trace.games += 1
+        for ply, pair in counts.items():
+            trace.at_ply.setdefault(ply, []).append(pair)
+        trace.at_end.append((movable_pieces(state, seat), movable_pieces(state, 1 - seat)))
+        trace.end_reasons[result["end_reason"]] += 1
+        trace.plies.append(len(record["actions"]))
+    return traces
+
+
+def mean_pair(pairs: list[tuple[int, int]]) -> str:
+    if not pairs:
+        return "-"
+    mine = sum(a for a, _ in pairs) / len(pairs)
+    theirs = sum(b for _, b in pairs) / len(pairs)
+    return f"{mine:.1f} v {theirs:.1f} ({len(pairs)})"
+
+
+def format_table(traces: dict[str, OutcomeTrace], agent: str, plies: Sequence[int]) -> str:
+    wanted = sorted(set(plies))
+    header = (["agent's result", "games", "plies (mean)"] + [f"ply {p}" for p in wanted]
+              + ["end", "how the games ended"])
+    lines = [f"movable pieces, {agent} v its opponent (games that reached the ply)",
+             "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for outcome, trace in traces.items():
+        if not trace.games:
+            continue
+        ends = ", ".join(f"{reason} {n}" for reason, n in trace.end_reasons.most_common())
+        cells = ([outcome, str(trace.games), f"{sum(trace.plies) / trace.games:.0f}"]
+                 + [mean_pair(trace.at_ply.get(p, [])) for p in wanted]
+                 + [mean_pair(trace.at_end), ends])
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def ply_list(text: str) -> list[int]:
+    try:
+        values = [int(part) for part in text.split(",") if len(part) <= 12]
+    except ValueError:
+        values = []
+    if not values or len(values) != len(text.split(",")) or min(values) < 0:
+        raise argparse.ArgumentTypeError(f"expected plies as whole numbers of at least 0 "
+                                         f"separated by commas, got {short_repr(text)}")
+    return values
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("records", nargs="+", help="games.jsonl files written by scripts/arena.py")
+    parser.add_argument("--agent", required=True,
+                        help="the agent's label as the records give it (e.g. ismcts:seconds=1)")
+    parser.add_argument("--plies", type=ply_list, default=list(DEFAULT_PLIES),
+                        help="plies to count at, separated by commas (default 20,40,60)")
+    args = parser.parse_args(argv)
+    records: list[dict[str, Any]] = []
+    for path in args.records:
+        try:
+            records += load_records(path)
+        except OSError as exc:
+            parser.error(f"cannot read {path}: {exc}")
+        except ValueError as exc:  # MalformedRecord, naming the file and line
+            parser.error(str(exc))
+    if not records:
+        parser.error("the files hold no records")
+    try:
+        traces = trace_records(records, args.agent, args.plies)
+    except ValueError as exc:
+        parser.error(f"cannot trace these records: {exc}")
+    print(format_table(traces, args.agent, args.plies))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

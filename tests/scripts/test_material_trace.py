@@ -1,0 +1,122 @@
+"""``scripts/material_trace.py`` counts each side's movable pieces over Junqi records, by the named
+agent's result: checked against a count of its own from the replayed boards, seat by seat, and
+its command line refuses records, agents and plies it cannot trace, with a message."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.arena import record_start_state
+from scripts import material_trace
+from scripts.replay import load_records
+
+IMMOBILE = {"mine", "flag"}
+
+
+def reference_counts(record, seat: int, plies) -> tuple[dict[int, tuple[int, int]], tuple]:
+    """Movable pieces of ``seat`` and of the other seat, from the board's named pieces."""
+
+    def count(state, player):
+        return sum(1 for owner, kind in state.pieces().values()
+                   if owner == player and kind not in IMMOBILE)
+
+    state = record_start_state(record)
+    at = {}
+    for ply, action in enumerate(record["actions"]):
+        if ply in plies:
+            at[ply] = (count(state, seat), count(state, 1 - seat))
+        state.apply(action)
+    return at, (count(state, seat), count(state, 1 - seat))
+
+
+def test_every_side_starts_with_21_movable_pieces(opening_runs):
+    record = load_records(opening_runs["junqi"])[0]
+    state = record_start_state(record)
+    assert [material_trace.movable_pieces(state, p) for p in (0, 1)] == [21, 21]
+
+
+@pytest.mark.parametrize("agent", ["greedy", "random"])
+def test_the_trace_matches_a_count_of_the_replayed_boards(opening_runs, agent):
+    records = load_records(opening_runs["junqi"])
+    plies = [0, 5, 9, 10_000]
+    traces = material_trace.trace_records(records, agent, plies)
+    expected = {outcome: ({}, []) for outcome in material_trace.OUTCOMES}
+    for record in records:
+        seat = record["agents"].index(agent)
+        score = record["result"]["returns"][seat]
+        outcome = "won" if score > 0 else "lost" if score < 0 else "drawn"
+        at, end = reference_counts(record, seat, plies)
+        for ply, pair in at.items():
+            expected[outcome][0].setdefault(ply, []).append(pair)
+        expected[outcome][1].append(end)
+    for outcome, trace in traces.items():
+        assert trace.at_ply == expected[outcome][0]
+        assert trace.at_end == expected[outcome][1]
+        assert trace.games == len(expected[outcome][1])
+    assert sum(t.games for t in traces.values()) == len(records)
+    assert all(10_000 not in t.at_ply for t in traces.values())
+
+
+def test_the_two_agents_traces_mirror_each_other(opening_runs):
+    records = load_records(opening_runs["junqi"])
+    assert {r["swapped"] for r in records} == {False, True}  # both seats are traced
+    greedy = material_trace.trace_records(records, "greedy", [4, 8])
+    random = material_trace.trace_records(records, "random", [4, 8])
+    flip = {"won": "lost", "lost": "won", "drawn": "drawn"}
+    for outcome, trace in greedy.items():
+        mirror = random[flip[outcome]]
+        assert trace.games == mirror.games
+        assert trace.at_end == [(b, a) for a, b in mirror.at_end]
+        assert trace.at_ply == {p: [(b, a) for a, b in pairs]
+                                for p, pairs in mirror.at_ply.items()}
+
+
+def test_the_command_prints_a_table_by_result(opening_runs, capsys):
+    records = load_records(opening_runs["junqi"])
+    assert material_trace.main([str(opening_runs["junqi"]), "--agent", "greedy",
+                                "--plies", "6,2"]) == 0
+    out = capsys.readouterr().out
+    assert "| agent's result | games | plies (mean) | ply 2 | ply 6 | end |" in out
+    rows = [line for line in out.splitlines() if line.startswith(("| won", "| lost", "| drawn"))]
+    assert sum(int(row.split("|")[2]) for row in rows) == len(records)
+
+
+@pytest.mark.parametrize("case, message", [
+    ("unknown agent", "agent 'exact' did not play this game"),
+    ("tbw record", "only Junqi records can be traced"),
+    ("bad plies", "--plies: expected plies as whole numbers"),
+    ("negative ply", "--plies: expected plies as whole numbers"),
+    ("missing file", "cannot read"),
+    ("not json", "not JSON"),
+    ("no records", "hold no records"),
+    ("illegal action", "cannot trace these records"),
+])
+def test_bad_input_gets_a_message_not_a_traceback(opening_runs, tmp_path, capsys, case,
+                                                  message):
+    junqi = str(opening_runs["junqi"])
+    argv = {
+        "unknown agent": [junqi, "--agent", "exact"],
+        "tbw record": [str(opening_runs["tbw"]), "--agent", "greedy"],
+        "bad plies": [junqi, "--agent", "greedy", "--plies", "20,x"],
+        "negative ply": [junqi, "--agent", "greedy", "--plies", "-3"],
+        "missing file": [str(tmp_path / "none.jsonl"), "--agent", "greedy"],
+    }.get(case)
+    if argv is None:
+        path = tmp_path / "records.jsonl"
+        if case == "not json":
+            path.write_text("{not json\n", encoding="utf-8")
+        elif case == "no records":
+            path.write_text("\n", encoding="utf-8")
+        else:
+            record = load_records(junqi)[0]
+            record["actions"][-1] = 10**6
+            path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+        argv = [str(path), "--agent", "greedy"]
+    with pytest.raises(SystemExit) as exit_info:
+        material_trace.main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "Traceback" not in err
