@@ -65,7 +65,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agents.arena.records import games_file, load_records, recorded_games  # noqa: E402
+from agents.arena.records import game_records, record_start_state  # noqa: E402
 from agents.junqi.belief import (  # noqa: E402
     BELIEFS,
     DEFAULT_BELIEF,
@@ -109,19 +109,14 @@ def record_games(count: int, seed: int, rules: str, longest: int, progress: bool
     return games
 
 
-def reading_seats(paths: list[str], label: str) -> list[tuple[int, ...]]:
-    """For each Junqi game of ``recorded_games(paths, "junqi")``, in its order, the seats whose
-    views read the pieces of the agent labelled ``label``: the other seat in a game it played,
-    none in the rest. Raises ``ValueError`` if it played none of them."""
-    seats: list[tuple[int, ...]] = []
-    for path in paths:
-        for record in load_records(games_file(path)):
-            if record.get("game") != "junqi":
-                continue
-            labels = list(record["agents"])
-            seats.append(tuple(1 - seat for seat in (0, 1) if labels[seat] == label))
+def reading_seats(records: list[dict], label: str) -> list[tuple[int, ...]]:
+    """For each record, the seats whose views read the pieces of the agent labelled ``label``:
+    the other seat in a game it played, none in the rest. Raises ``ValueError`` if it played
+    none of them."""
+    seats = [tuple(1 - seat for seat in (0, 1) if record["agents"][seat] == label)
+             for record in records]
     if not any(seats):
-        raise ValueError(f"no Junqi game in {', '.join(paths)} was played by an agent labelled "
+        raise ValueError(f"no Junqi game of these records was played by an agent labelled "
                          f"{label!r}")
     return seats
 
@@ -515,8 +510,9 @@ def main(argv: list[str] | None = None) -> dict:
         parser.error("--pieces-of needs --games-from and scores trackers (not --fit-model)")
     if args.games_from:
         try:
-            games = recorded_games(args.games_from, "junqi")
-            readers = (reading_seats(args.games_from, args.pieces_of)
+            records = game_records(args.games_from, "junqi")
+            games = [(record_start_state(r), list(r["actions"])) for r in records]
+            readers = (reading_seats(records, args.pieces_of)
                        if args.pieces_of is not None else [(0, 1)] * len(games))
         except (OSError, ValueError) as exc:
             parser.error(str(exc))

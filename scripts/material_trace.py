@@ -22,7 +22,8 @@ from typing import Any, Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.arena.record_shape import check_record_shape  # noqa: E402
-from agents.arena.records import load_records, record_start_state  # noqa: E402
+from agents.arena.records import load_records  # noqa: E402
+from agents.arena.replay import replay  # noqa: E402
 from tbw_envs.core.contract import short_repr  # noqa: E402
 from tbw_envs.junqi.pieces import MOBILE_MASK  # noqa: E402
 
@@ -64,12 +65,13 @@ def agent_seat(record: dict[str, Any], agent: str) -> int:
 def trace_records(records: Sequence[dict[str, Any]], agent: str,
                   plies: Sequence[int] = DEFAULT_PLIES) -> dict[str, OutcomeTrace]:
     """Movable-piece counts of ``agent`` and its opponent over ``records``, by the agent's
-    outcome. Raises ``ValueError`` for a malformed record (``MalformedRecord``, naming it), an
-    illegal action, a record of another game or one the agent did not play."""
+    outcome. Each record is replayed and checked by ``agents.arena.replay.replay``. Raises
+    ``ValueError`` for a record that does not replay (``ReplayMismatch``, naming it and the ply),
+    one of another game or one the agent did not play."""
     traces = {outcome: OutcomeTrace() for outcome in OUTCOMES}
     wanted = sorted(set(plies))
     for index, record in enumerate(records):
-        check_record_shape(record, index)
+        check_record_shape(record, index)  # before the seat is read from it
         if record["game"] != "junqi":
             raise ValueError(f"only Junqi records can be traced, got a {record['game']!r} "
                              f"record")
@@ -77,12 +79,13 @@ def trace_records(records: Sequence[dict[str, Any]], agent: str,
         result = record["result"]
         score = result["returns"][seat]
         trace = traces["won" if score > 0 else "lost" if score < 0 else "drawn"]
-        state = record_start_state(record)
         counts = {}
-        for ply, action in enumerate(record["actions"]):
+
+        def count_at(ply: int, state: Any) -> None:
             if ply in wanted:
                 counts[ply] = (movable_pieces(state, seat), movable_pieces(state, 1 - seat))
-            state.apply(action)
+
+        state = replay(record, index, count_at)
         trace.games += 1
         for ply, pair in counts.items():
             trace.at_ply.setdefault(ply, []).append(pair)

@@ -231,15 +231,19 @@ def games_digests(paths: Iterable[str | Path]) -> dict[str, str]:
             for p in paths}
 
 
+def game_records(paths: Iterable[str | Path], game: str) -> list[dict[str, Any]]:
+    """The ``game`` records of arena runs (``games.jsonl`` files, or run folders holding one), in
+    file order; other games' records are skipped. Raises ``ValueError`` if there are none."""
+    paths = [Path(p) for p in paths]
+    records = [record for path in paths for record in load_records(games_file(path))
+               if record.get("game") == game]
+    if not records:
+        raise ValueError(f"no {game} games in {', '.join(map(str, paths))}")
+    return records
+
+
 def recorded_games(paths: Iterable[str | Path], game: str) -> list[tuple[Any, list[int]]]:
     """The ``game`` games of arena records (``games.jsonl`` files, or run folders holding one):
     ``(starting state, actions)`` pairs, in file order; other games' records are skipped."""
-    paths = [Path(p) for p in paths]
-    games = []
-    for path in paths:
-        for record in load_records(games_file(path)):
-            if record.get("game") == game:
-                games.append((record_start_state(record), list(record["actions"])))
-    if not games:
-        raise ValueError(f"no {game} games in {', '.join(map(str, paths))}")
-    return games
+    return [(record_start_state(record), list(record["actions"]))
+            for record in game_records(paths, game)]

@@ -113,7 +113,7 @@ def test_pieces_of_scores_only_the_views_reading_that_agents_pieces(tmp_path, ca
     assert (tmp_path / "out" / "eval_games_games_pieces_of_greedy.json").is_file()
     # The views facing greedy are the other seat's: a tracker reads greedy's pieces there.
     records = [json.loads(line) for line in (run / "games.jsonl").read_text().splitlines()]
-    assert eval_beliefs.reading_seats([str(run)], "greedy") == [
+    assert eval_beliefs.reading_seats(records, "greedy") == [
         (1 - record["agents"].index("greedy"),) for record in records]
 
 

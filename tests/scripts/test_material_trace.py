@@ -24,10 +24,11 @@ def reference_counts(record, seat: int, plies) -> tuple[dict[int, tuple[int, int
 
     state = record_start_state(record)
     at = {}
-    for ply, action in enumerate(record["actions"]):
-        if ply in plies:
-            at[ply] = (count(state, seat), count(state, 1 - seat))
-        state.apply(action)
+    for played in range(len(record["actions"]) + 1):
+        if played in plies:  # the board after `played` plies
+            at[played] = (count(state, seat), count(state, 1 - seat))
+        if played < len(record["actions"]):
+            state.apply(record["actions"][played])
     return at, (count(state, seat), count(state, 1 - seat))
 
 
@@ -91,7 +92,7 @@ def test_the_command_prints_a_table_by_result(opening_runs, capsys):
     ("missing file", "cannot read"),
     ("not json", "not JSON"),
     ("no records", "hold no records"),
-    ("illegal action", "cannot trace these records"),
+    ("illegal action", "is not legal"),
 ])
 def test_bad_input_gets_a_message_not_a_traceback(opening_runs, tmp_path, capsys, case,
                                                   message):
