@@ -1,6 +1,7 @@
 """How many movable pieces each side of Junqi games keeps, ply by ply, split by an agent's result.
 
-    python scripts/material_trace.py runs/X/games.jsonl [runs/Y/games.jsonl ...] --agent ismcts:seconds=1
+    python scripts/material_trace.py runs/X/games.jsonl [runs/Y/games.jsonl ...] \\
+        --agent ismcts:seconds=1
     python scripts/material_trace.py RECORDS.jsonl --agent greedy --plies 10,30,50
 
 Each record (written by scripts/arena.py) is replayed through the game core. At each asked ply
@@ -8,6 +9,11 @@ that the game reached, and at its end, the movable pieces (every piece but mines
 the named agent and of its opponent are counted. The table gives their means over the agent's
 won, drawn and lost games, and how those games ended: where an agent loses its material, and
 whether its losses are runs out of pieces or captured flags.
+
+A second table counts the attacks each side made (moves onto an enemy piece) over all the
+games, by the referee's result: won (the defender removed), lost (the attacker removed) or both
+removed; the pieces each side lost in its own attacks and in the other side's; and how many of
+its attacks its three highest-ranked types (marshal, general, major generals) made.
 """
 
 from __future__ import annotations
@@ -15,9 +21,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -25,9 +32,20 @@ from agents.arena.record_shape import check_record_shape  # noqa: E402
 from agents.arena.records import load_records  # noqa: E402
 from agents.arena.replay import replay  # noqa: E402
 from tbw_envs.core.contract import short_repr  # noqa: E402
-from tbw_envs.junqi.pieces import MOBILE_MASK  # noqa: E402
+from tbw_envs.junqi.pieces import (  # noqa: E402
+    ATTACKER_LOST,
+    ATTACKER_WON,
+    BOTH_REMOVED,
+    GENERAL,
+    MAJOR_GENERAL,
+    MARSHAL,
+    MOBILE_MASK,
+    MOVED,
+)
 
 OUTCOMES = ("won", "drawn", "lost")
+SIDES = ("agent", "opponent")
+TOP_KINDS = (MARSHAL, GENERAL, MAJOR_GENERAL)
 DEFAULT_PLIES = (20, 40, 60)
 
 
@@ -49,6 +67,19 @@ class OutcomeTrace:
     plies: list[int] = field(default_factory=list)
 
 
+@dataclass
+class AttackCount:
+    """One side's attacks over the games: by the referee's result, by its top three types, and
+    the pieces it lost (in its attacks and in the other side's)."""
+
+    attacks: int = 0
+    won: int = 0
+    lost: int = 0
+    both: int = 0
+    by_top_kinds: int = 0
+    pieces_lost: int = 0
+
+
 def agent_seat(record: dict[str, Any], agent: str) -> int:
     """The seat the agent labelled ``agent`` took in this record (``agents`` lists the labels by
     seat)."""
@@ -63,11 +94,14 @@ def agent_seat(record: dict[str, Any], agent: str) -> int:
 
 
 def trace_records(records: Sequence[dict[str, Any]], agent: str,
-                  plies: Sequence[int] = DEFAULT_PLIES) -> dict[str, OutcomeTrace]:
+                  plies: Sequence[int] = DEFAULT_PLIES,
+                  attacks: dict[str, AttackCount] | None = None) -> dict[str, OutcomeTrace]:
     """Movable-piece counts of ``agent`` and its opponent over ``records``, by the agent's
-    outcome. Each record is replayed and checked by ``agents.arena.replay.replay``. Raises
-    ``ValueError`` for a record that does not replay (``ReplayMismatch``, naming it and the ply),
-    one of another game or one the agent did not play."""
+    outcome; with ``attacks`` (``{side: AttackCount()}`` for ``SIDES``), each side's attacks are
+    counted into it as well. Each record is replayed and checked by
+    ``agents.arena.replay.replay``. Raises ``ValueError`` for a record that does not replay
+    (``ReplayMismatch``, naming it and the ply), one of another game or one the agent did not
+    play."""
     traces = {outcome: OutcomeTrace() for outcome in OUTCOMES}
     wanted = sorted(set(plies))
     for index, record in enumerate(records):
@@ -79,13 +113,7 @@ def trace_records(records: Sequence[dict[str, Any]], agent: str,
         result = record["result"]
         score = result["returns"][seat]
         trace = traces["won" if score > 0 else "lost" if score < 0 else "drawn"]
-        counts = {}
-
-        def count_at(ply: int, state: Any) -> None:
-            if ply in wanted:
-                counts[ply] = (movable_pieces(state, seat), movable_pieces(state, 1 - seat))
-
-        state = replay(record, index, count_at)
+        counts, state = replay_counts(record, index, seat, wanted, attacks)
         trace.games += 1
         for ply, pair in counts.items():
             trace.at_ply.setdefault(ply, []).append(pair)
@@ -93,6 +121,61 @@ def trace_records(records: Sequence[dict[str, Any]], agent: str,
         trace.end_reasons[result["end_reason"]] += 1
         trace.plies.append(len(record["actions"]))
     return traces
+
+
+def replay_counts(record: dict[str, Any], index: int, seat: int, wanted: Sequence[int],
+                  attacks: dict[str, AttackCount] | None) -> tuple[dict, Any]:
+    """Replay one record: the (seat's, other's) movable pieces at each ``wanted`` ply it reached,
+    and its final state; its attacks are counted into ``attacks`` (unless None)."""
+    counts: dict[int, tuple[int, int]] = {}
+    kinds_before: list[int] = []
+
+    def count_at(ply: int, state: Any) -> None:
+        if ply in wanted:
+            counts[ply] = (movable_pieces(state, seat), movable_pieces(state, 1 - seat))
+        if attacks is not None:
+            if ply > 0:
+                count_attack(attacks, state.history[-1], kinds_before, seat)
+            kinds_before[:] = state.kind
+
+    return counts, replay(record, index, count_at)
+
+
+def count_attack(attacks: dict[str, AttackCount], ply_record, kinds: list[int],
+                 seat: int) -> None:
+    """Count one ply (``PlyRecord``) into ``attacks`` if it was an attack; ``kinds`` are the
+    pieces' types before it."""
+    result = ply_record.result
+    if result == MOVED:
+        return
+    mover = SIDES[0] if ply_record.player == seat else SIDES[1]
+    defender = SIDES[1] if mover == SIDES[0] else SIDES[0]
+    count = attacks[mover]
+    count.attacks += 1
+    count.by_top_kinds += kinds[ply_record.from_post] in TOP_KINDS
+    if result == ATTACKER_WON:
+        count.won += 1
+        attacks[defender].pieces_lost += 1
+    elif result == ATTACKER_LOST:
+        count.lost += 1
+        count.pieces_lost += 1
+    elif result == BOTH_REMOVED:
+        count.both += 1
+        count.pieces_lost += 1
+        attacks[defender].pieces_lost += 1
+
+
+def format_attacks(attacks: dict[str, AttackCount], agent: str, games: int) -> str:
+    lines = [f"attacks over the {games} games (moves onto an enemy piece), by the referee's "
+             f"result",
+             "| side | attacks | a game | won | lost | both removed | by MA, GE, MG | "
+             "pieces it lost |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for side, count in attacks.items():
+        name = agent if side == SIDES[0] else "its opponent"
+        lines.append(f"| {name} | {count.attacks} | {count.attacks / max(games, 1):.1f} | "
+                     f"{count.won} | {count.lost} | {count.both} | {count.by_top_kinds} | "
+                     f"{count.pieces_lost} |")
+    return "\n".join(lines)
 
 
 def mean_pair(pairs: list[tuple[int, int]]) -> str:
@@ -149,11 +232,14 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(exc))
     if not records:
         parser.error("the files hold no records")
+    attacks = {side: AttackCount() for side in SIDES}
     try:
-        traces = trace_records(records, args.agent, args.plies)
+        traces = trace_records(records, args.agent, args.plies, attacks)
     except ValueError as exc:
         parser.error(f"cannot trace these records: {exc}")
     print(format_table(traces, args.agent, args.plies))
+    print()
+    print(format_attacks(attacks, args.agent, len(records)))
     return 0
 
 

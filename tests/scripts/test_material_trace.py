@@ -11,6 +11,7 @@ import pytest
 from agents.arena import record_start_state
 from scripts import material_trace
 from scripts.replay import load_records
+from tbw_envs.junqi.board import NUM_POSTS, post_name
 
 IMMOBILE = {"mine", "flag"}
 
@@ -60,6 +61,42 @@ def test_the_trace_matches_a_count_of_the_replayed_boards(opening_runs, agent):
     assert all(10_000 not in t.at_ply for t in traces.values())
 
 
+def test_the_attacks_match_a_count_of_the_replayed_boards(opening_runs):
+    """Each side's attacks, by result, by its three highest types and the pieces it lost, from
+    a plain replay that compares the named board before and after every ply."""
+    records = load_records(opening_runs["junqi"])
+    attacks = {side: material_trace.AttackCount() for side in material_trace.SIDES}
+    material_trace.trace_records(records, "greedy", [3], attacks)
+    expected = {side: [0, 0, 0, 0, 0, 0] for side in material_trace.SIDES}
+    top = {"marshal", "general", "major_general"}
+    for record in records:
+        seat = record["agents"].index("greedy")
+        state = record_start_state(record)
+        for action in record["actions"]:
+            mover = state.current_player
+            source, target = (post_name(post) for post in divmod(action, NUM_POSTS))
+            before = state.pieces()
+            state.apply(action)
+            after = state.pieces()
+            if target not in before:
+                continue  # a move onto an empty post
+            side, other = ("agent", "opponent") if mover == seat else ("opponent", "agent")
+            attacker_stands = after.get(target, (None,))[0] == mover
+            defender_stands = after.get(target, (None,))[0] == 1 - mover
+            counts = expected[side]
+            counts[0] += 1
+            counts[1] += attacker_stands
+            counts[2] += defender_stands
+            counts[3] += not attacker_stands and not defender_stands
+            counts[4] += before[source][1] in top
+            counts[5] += not attacker_stands
+            expected[other][5] += not defender_stands
+    for side, count in attacks.items():
+        assert [count.attacks, count.won, count.lost, count.both, count.by_top_kinds,
+                count.pieces_lost] == expected[side]
+    assert all(count.attacks > 0 for count in attacks.values())
+
+
 def test_the_two_agents_traces_mirror_each_other(opening_runs):
     records = load_records(opening_runs["junqi"])
     assert {r["swapped"] for r in records} == {False, True}  # both seats are traced
@@ -80,6 +117,7 @@ def test_the_command_prints_a_table_by_result(opening_runs, capsys):
                                 "--plies", "6,2"]) == 0
     out = capsys.readouterr().out
     assert "| agent's result | games | plies (mean) | ply 2 | ply 6 | end |" in out
+    assert f"attacks over the {len(records)} games" in out
     rows = [line for line in out.splitlines() if line.startswith(("| won", "| lost", "| drawn"))]
     assert sum(int(row.split("|")[2]) for row in rows) == len(records)
 

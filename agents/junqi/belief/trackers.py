@@ -3,6 +3,7 @@ with those probabilities (``TokenSampler``); ``make_belief`` builds one by name.
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import TypeVar
 
@@ -11,6 +12,7 @@ import numpy as np
 from agents.junqi.belief.evidence import Evidence, gather_evidence
 from agents.junqi.belief.priors import LAYOUT_MARGINALS, PAPER_PRIORS
 from agents.junqi.belief.sampling import TokenSampler, complete_assignment, feasible_masks
+from tbw_envs.core.contract import is_real_number
 from tbw_envs.junqi.board import NUM_POSTS
 from tbw_envs.junqi.pieces import ARMY_COUNTS, MOBILE_MASK, NUM_PIECE_TYPES
 from tbw_envs.junqi.state import JunqiState
@@ -26,6 +28,7 @@ class BeliefTracker:
     Subclasses set ``name`` and compute the token matrix in ``_token_probabilities``."""
 
     name = ""
+    _exact: dict[int, int] | None = None  # ``toward(truth, 1)``: every sample is the truth
 
     def __init__(self, view, evidence: Evidence | None = None):
         self.view = view
@@ -68,6 +71,31 @@ class BeliefTracker:
         token = self._token_on.get(post)
         return np.zeros(NUM_PIECE_TYPES) if token is None else self._tokens[token].copy()
 
+    def toward(self, truth: dict[int, int], share: float) -> BeliefTracker:
+        """A copy whose rows are moved toward known types: for each living opponent piece,
+        ``(1 - share) x its row + share x one-hot(truth[post])``. An experiment's tool (how much
+        a better belief would be worth, ``scripts/belief_gap.py``): ``share=1`` samples
+        exactly ``truth`` (living pieces), ``share=0`` is this tracker. ``truth`` must give
+        every living opponent piece a type its evidence allows."""
+        if not (is_real_number(share) and 0.0 <= share <= 1.0):
+            raise ValueError(f"share must be a number in [0, 1], got {share!r}")
+        tokens = self._tokens.copy()
+        for token, post in enumerate(self.evidence.posts):
+            if post is None:
+                continue
+            kind = truth.get(post)
+            if kind is None or not (self.evidence.masks[token] >> kind & 1):
+                raise ValueError(f"truth gives post {post} the type {kind!r}, which the "
+                                 f"evidence does not allow")
+            tokens[token] *= 1.0 - share
+            tokens[token, kind] += share
+        moved = copy.copy(self)
+        moved._tokens = tokens
+        moved._sampler = None
+        # The sampler may hand a removed piece a type a living one needs; the truth is exact.
+        moved._exact = dict(truth) if share == 1.0 else None
+        return moved
+
     # ------------------------------------------------------------------ sampling
     def _sampler_weights(self) -> list[list[float]]:
         # Living tokens follow the tracker; removed ones only need a type that keeps the counts.
@@ -104,6 +132,8 @@ class BeliefTracker:
 
     def sample(self, rng: random.Random) -> dict[int, int]:
         """``{post: type}`` for the opponent's living pieces."""
+        if self._exact is not None:
+            return {post: self._exact[post] for post in self._token_on}
         kinds = self.sample_tokens(rng)
         return {
             post: kinds[token] for token, post in enumerate(self.evidence.posts) if post is not None

@@ -45,11 +45,16 @@ class DeterminizedSearchAgent(JunqiAgentBase):
 
     def choose(self, view, actions: list[int]) -> int:
         clock = self.budget.start()  # the belief is built inside the budget
-        belief = make_belief(self.belief_name, view)
+        belief = self.belief_of(view)
         result = self._search(view, actions, belief, clock)
         self.last_stats = {"iterations": result.iterations, "seconds": clock.elapsed()}
         self._last_search = (view, belief, result)
         return result.action
+
+    def belief_of(self, view):
+        """The belief tracker this move's determinizations come from (``belief``, by name). An
+        experiment may replace it on an instance (``scripts/belief_gap.py``)."""
+        return make_belief(self.belief_name, view)
 
     def thinking(self, top: int = 5) -> dict | None:
         """What the last search thought, as JSON-ready data (the arena's

@@ -5,6 +5,7 @@ of the core they read. Soundness on recorded games is in test_belief_soundness.p
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 
 import numpy as np
@@ -448,3 +449,53 @@ def test_custom_positions_use_the_cores_masks_and_upper_counts():
             assert belief.sample_state(rand).legal_actions()
     own_turn = make_belief("count", state.view(1)).sample_state(rand)
     assert own_turn.legal_actions() == state.legal_actions()
+
+
+def _midgame(seed: int):
+    rand = random.Random(seed)
+    state = JunqiState.random_initial(rand)
+    for _ in range(30):
+        state.apply(rand.choice(state.legal_actions()))
+    return state
+
+
+@pytest.mark.parametrize("name", ["count", "model"])
+def test_a_belief_moved_toward_the_truth_mixes_each_row_with_its_true_type(name):
+    """``toward(truth, share)``: row = (1 - share) x row + share x one-hot(true type); share 0
+    leaves the belief as it was, share 1 samples the true state every time, and the tracker it
+    came from is untouched."""
+    state = _midgame(4)
+    view = state.view(state.current_player)
+    belief = make_belief(name, view)
+    truth = {post: state.kind[post] for post in view.opponent_posts()}
+    original = belief.matrix()
+    assert np.array_equal(belief.toward(truth, 0).matrix(), original)
+    half = belief.toward(truth, 0.5)
+    for post, kind in truth.items():
+        expected = 0.5 * original[post]
+        expected[kind] += 0.5
+        assert half.probs(post) == pytest.approx(expected)
+    assert np.array_equal(belief.matrix(), original)
+    oracle = belief.toward(truth, 1.0)
+    rng = random.Random(0)
+    for _ in range(5):
+        assert oracle.sample(rng) == truth
+        world = oracle.sample_state(rng)
+        assert [world.kind[p] for p in range(len(world.kind))] == list(state.kind)
+
+
+def test_toward_refuses_a_bad_share_or_a_truth_the_evidence_rules_out():
+    state = _midgame(5)
+    view = state.view(state.current_player)
+    belief = make_belief("count", view)
+    truth = {post: state.kind[post] for post in view.opponent_posts()}
+    for share in (-0.1, 1.5, math.nan, True, "half"):
+        with pytest.raises(ValueError, match="share must be a number in"):
+            belief.toward(truth, share)
+    missing = dict(truth)
+    missing.pop(next(iter(missing)))
+    with pytest.raises(ValueError, match="does not allow"):
+        belief.toward(missing, 0.5)
+    moved = next(post for post in truth if view.moved[post])  # so not a mine
+    with pytest.raises(ValueError, match=f"post {moved} the type {MINE}"):
+        belief.toward({**truth, moved: MINE}, 0.5)

@@ -1,0 +1,104 @@
+"""``scripts/belief_gap.py`` plays a search with its belief moved toward the truth: share 0 is
+the search as it is (the same moves as the agent alone), share 1 reads every piece right, each
+share plays the same seat-swapped pairs, and the command line refuses what it cannot run."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from agents.registry import make_agent
+from scripts import belief_gap
+from tbw_envs.junqi import JunqiState
+
+AGENT = "ismcts:iterations=5"
+
+
+def test_share_one_reads_every_piece_and_share_zero_changes_nothing():
+    returns, before, after = belief_gap.play_pair(AGENT, "greedy", 1.0, seed=2, pair=0)
+    assert len(returns) == 2 and all(value in (-1.0, 0.0, 1.0) for value in returns)
+    assert before and all(loss > 0 for loss in before)
+    assert after == [0.0] * len(before)
+    _, before, after = belief_gap.play_pair(AGENT, "greedy", 0.0, seed=2, pair=0)
+    assert after == pytest.approx(before)
+
+
+def test_share_zero_plays_the_moves_of_the_agent_alone():
+    start = JunqiState.random_initial(random.Random(7))
+
+    def game(wrap: bool) -> list[int]:
+        agent = make_agent(AGENT, seed=11, game="junqi")
+        opponent = make_agent("greedy", seed=12, game="junqi")
+        wrapped = belief_gap.TruthShare(agent, 0.0) if wrap else None
+        state, actions = start.clone(), []
+        while not state.is_terminal() and len(actions) < 40:
+            mover = state.current_player
+            if wrapped is not None:
+                wrapped.state = state
+            player = agent if mover == 0 else opponent
+            actions.append(player.act(state.view(mover)))
+            state.apply(actions[-1])
+        return actions
+
+    assert game(wrap=True) == game(wrap=False)
+
+
+def test_the_command_writes_a_table_results_and_a_chart(tmp_path, capsys):
+    out = tmp_path / "gap"
+    assert belief_gap.main(["--agent", AGENT, "--opponent", "random", "--pairs", "1",
+                            "--truth", "0", "1", "--seed", "3", "--out", str(out),
+                            "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "| share of the truth |" in printed
+    data = json.loads((out / "results.json").read_text())
+    assert [row["share"] for row in data["rows"]] == [0.0, 1.0]
+    for row in data["rows"]:
+        assert row["games"] == 2 == row["wins"] + row["draws"] + row["losses"]
+        assert row["ci_95"][0] <= row["score"] <= row["ci_95"][1]
+    assert data["rows"][1]["log_loss_used"] == 0.0
+    assert data["command"].startswith("python scripts/belief_gap.py --agent")
+    assert (out / belief_gap.CHART_NAME).stat().st_size > 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--agent", "greedy"], "not a Junqi search"),
+    (["--agent", "ismcts:iterations=0"], "iterations"),
+    (["--opponent", "nobody"], "nobody"),
+    (["--truth", "1.5"], "a share is a number in [0, 1]"),
+    (["--truth", "half"], "a share is a number in [0, 1]"),
+    (["--pairs", "0"], "at least 1"),
+    (["--seed", "-3"], "at least 0"),
+])
+def test_the_command_refuses_what_it_cannot_run(args, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        belief_gap.main(args + ["--no-progress"])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_merge_joins_runs_of_one_setting_and_refuses_others(tmp_path, capsys):
+    common = ["--agent", AGENT, "--opponent", "random", "--pairs", "1", "--seed", "3",
+              "--no-progress"]
+    for name, share in (("a", "0"), ("b", "1")):
+        assert belief_gap.main(common + ["--truth", share, "--out", str(tmp_path / name)]) == 0
+    assert belief_gap.main(["--merge", str(tmp_path / "b"), str(tmp_path / "a"),
+                            "--out", str(tmp_path / "both")]) == 0
+    merged = json.loads((tmp_path / "both" / "results.json").read_text())
+    single = [json.loads((tmp_path / name / "results.json").read_text())["rows"][0]
+              for name in ("a", "b")]
+    assert merged["rows"] == single
+    assert (merged["agent"], merged["seed"], merged["pairs"]) == (AGENT, 3, 1)
+    assert belief_gap.main(common[:-1] + ["--seed", "4", "--truth", "0.5", "--no-progress",
+                                          "--out", str(tmp_path / "c")]) == 0
+    capsys.readouterr()
+    for folders, message in (([tmp_path / "a", tmp_path / "c"], "played"),
+                             ([tmp_path / "a", tmp_path / "a"], "played twice"),
+                             ([tmp_path / "none"], "cannot read")):
+        with pytest.raises(SystemExit):
+            belief_gap.main(["--merge", *map(str, folders), "--out", str(tmp_path / "m")])
+        assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        belief_gap.main(["--merge", str(tmp_path / "a")])
+    assert "--merge needs --out" in capsys.readouterr().err
