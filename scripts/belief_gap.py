@@ -246,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="join these runs' results.json into --out instead of playing")
     args = parser.parse_args(argv)
     command = "python scripts/belief_gap.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
+        parser.error(f"--out {short_repr(args.out)} is a file; give a folder")
     if args.merge is not None:
         if args.out is None:
             parser.error("--merge needs --out")
@@ -264,7 +266,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     out = None if args.out is None else Path(args.out)
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            parser.error(f"--out: cannot make the folder {short_repr(args.out)}: {exc}")
     try:
         import torch
 

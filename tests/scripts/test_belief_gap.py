@@ -62,6 +62,14 @@ def test_the_command_writes_a_table_results_and_a_chart(tmp_path, capsys):
     assert (out / belief_gap.CHART_NAME).stat().st_size > 0
 
 
+def test_the_command_refuses_an_out_that_is_a_file(tmp_path, capsys):
+    path = tmp_path / "taken"
+    path.write_text("x", encoding="utf-8")
+    with pytest.raises(SystemExit):
+        belief_gap.main(["--out", str(path), "--no-progress"])
+    assert "is a file; give a folder" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("args, message", [
     (["--agent", "greedy"], "not a Junqi search"),
     (["--agent", "ismcts:iterations=0"], "iterations"),
