@@ -28,7 +28,6 @@ class BeliefTracker:
     Subclasses set ``name`` and compute the token matrix in ``_token_probabilities``."""
 
     name = ""
-    _exact: dict[int, int] | None = None  # ``toward(truth, 1)``: every sample is the truth
 
     def __init__(self, view, evidence: Evidence | None = None):
         self.view = view
@@ -92,8 +91,11 @@ class BeliefTracker:
         moved = copy.copy(self)
         moved._tokens = tokens
         moved._sampler = None
-        # The sampler may hand a removed piece a type a living one needs; the truth is exact.
-        moved._exact = dict(truth) if share == 1.0 else None
+        if share == 1.0:
+            # The sampler may hand a removed piece a type a living one needs; the truth is
+            # exact. (Set on the instance, so the trackers' own ``sample`` stays as it was.)
+            exact = {post: truth[post] for post in self._token_on}
+            moved.sample = lambda rng: dict(exact)
         return moved
 
     # ------------------------------------------------------------------ sampling
@@ -132,8 +134,6 @@ class BeliefTracker:
 
     def sample(self, rng: random.Random) -> dict[int, int]:
         """``{post: type}`` for the opponent's living pieces."""
-        if self._exact is not None:
-            return {post: self._exact[post] for post in self._token_on}
         kinds = self.sample_tokens(rng)
         return {
             post: kinds[token] for token, post in enumerate(self.evidence.posts) if post is not None
