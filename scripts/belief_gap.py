@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.arena.stats import wilson_interval  # noqa: E402
 from agents.junqi.mcts.agents import DeterminizedSearchAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
+from scripts.arena import non_negative_int, positive_int  # noqa: E402
 from tbw_envs.core.contract import short_repr  # noqa: E402
 from tbw_envs.junqi import JunqiState  # noqa: E402
 
@@ -53,14 +54,12 @@ class TruthShare:
     log-loss of both at each move."""
 
     def __init__(self, agent: DeterminizedSearchAgent, share: float):
-        self.agent = agent
         self.share = share
         self.state = None  # the true state, set by the game loop before each move
         self.before: list[float] = []
         self.after: list[float] = []
-        own = agent.belief_of
+        self._own = agent.belief_of
         agent.belief_of = self.belief_of
-        self._own = own
 
     def belief_of(self, view):
         belief = self._own(view)
@@ -104,7 +103,7 @@ def check_agent(spec: str) -> None:
                          f"(mcts, ucbmcts or ismcts)")
 
 
-def share_list(text: str) -> float:
+def share_value(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -112,20 +111,6 @@ def share_list(text: str) -> float:
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"a share is a number in [0, 1], got {short_repr(text)}")
     return value
-
-
-def positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got "
-                                         f"{short_repr(text)}")
-    return int(text)
-
-
-def non_negative(text: str) -> int:
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 0, got "
-                                         f"{short_repr(text)}")
-    return int(text)
 
 
 def run(agent: str, opponent: str, shares: list[float], pairs: int, seed: int,
@@ -234,12 +219,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="the search whose belief is moved (default ismcts:iterations=400)")
     parser.add_argument("--opponent", default="ppo:pretrained",
                         help="its opponent (default ppo:pretrained)")
-    parser.add_argument("--truth", type=share_list, nargs="+", default=[0.0, 1.0],
+    parser.add_argument("--truth", type=share_value, nargs="+", default=[0.0, 1.0],
                         metavar="SHARE", help="shares of the truth, each in [0, 1] "
                                               "(default 0 1)")
-    parser.add_argument("--pairs", type=positive, default=30,
+    parser.add_argument("--pairs", type=positive_int, default=30,
                         help="pairs of seat-swapped games per share (default 30)")
-    parser.add_argument("--seed", type=non_negative, default=0, help="seed (default 0)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed (default 0)")
     parser.add_argument("--out", default=None, help="folder for results.json and the chart")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--merge", nargs="+", metavar="RUN", default=None,

@@ -65,7 +65,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agents.arena.records import game_records, record_start_state  # noqa: E402
+from agents.arena.records import game_records, start_and_actions  # noqa: E402
 from agents.junqi.belief import (  # noqa: E402
     BELIEFS,
     DEFAULT_BELIEF,
@@ -511,7 +511,7 @@ def main(argv: list[str] | None = None) -> dict:
     if args.games_from:
         try:
             records = game_records(args.games_from, "junqi")
-            games = [(record_start_state(r), list(r["actions"])) for r in records]
+            games = [start_and_actions(record) for record in records]
             readers = (reading_seats(records, args.pieces_of)
                        if args.pieces_of is not None else [(0, 1)] * len(games))
         except (OSError, ValueError) as exc:

@@ -148,8 +148,7 @@ def count_attack(attacks: dict[str, AttackCount], ply_record, kinds: list[int],
     result = ply_record.result
     if result == MOVED:
         return
-    mover = SIDES[0] if ply_record.player == seat else SIDES[1]
-    defender = SIDES[1] if mover == SIDES[0] else SIDES[0]
+    mover, defender = SIDES if ply_record.player == seat else SIDES[::-1]
     count = attacks[mover]
     count.attacks += 1
     count.by_top_kinds += kinds[ply_record.from_post] in TOP_KINDS

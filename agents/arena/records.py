@@ -242,8 +242,12 @@ def game_records(paths: Iterable[str | Path], game: str) -> list[dict[str, Any]]
     return records
 
 
+def start_and_actions(record: dict[str, Any]) -> tuple[Any, list[int]]:
+    """A record's starting state and its actions."""
+    return record_start_state(record), list(record["actions"])
+
+
 def recorded_games(paths: Iterable[str | Path], game: str) -> list[tuple[Any, list[int]]]:
     """The ``game`` games of arena records (``games.jsonl`` files, or run folders holding one):
     ``(starting state, actions)`` pairs, in file order; other games' records are skipped."""
-    return [(record_start_state(record), list(record["actions"]))
-            for record in game_records(paths, game)]
+    return [start_and_actions(record) for record in game_records(paths, game)]
