@@ -18,6 +18,12 @@ the truth. ``OUT`` gets ``results.json`` and ``belief_gap.png`` (score against l
 
 joins runs of the same agent, opponent, seed and pairs (say, shares split over two processes)
 into one table, ``results.json`` and chart, without playing.
+
+    python scripts/belief_gap.py --know flag --truth 0 1 --pairs 30 --seed 1 --out runs/gap-flag
+
+tells what knowing some types alone is worth: at share 1 the search knows where the opponent's
+pieces of those types stand (``belief.knowing``) and nothing more; ``--know`` takes shares 0
+and 1 only.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from agents.registry import make_agent  # noqa: E402
 from scripts.arena import non_negative_int, positive_int  # noqa: E402
 from tbw_envs.core.contract import short_repr  # noqa: E402
 from tbw_envs.junqi import JunqiState  # noqa: E402
+from tbw_envs.junqi.pieces import PIECE_NAMES, piece_kind  # noqa: E402
 
 RULES = "ccgc"
 CHART_NAME = "belief_gap.png"
@@ -53,8 +60,10 @@ class TruthShare:
     """Replaces a search agent's belief by one moved toward the true state, and keeps the
     log-loss of both at each move."""
 
-    def __init__(self, agent: DeterminizedSearchAgent, share: float):
+    def __init__(self, agent: DeterminizedSearchAgent, share: float,
+                 know: frozenset[int] | None = None):
         self.share = share
+        self.know = know  # at share 1, only the pieces of these types are known
         self.state = None  # the true state, set by the game loop before each move
         self.before: list[float] = []
         self.after: list[float] = []
@@ -65,7 +74,11 @@ class TruthShare:
         belief = self._own(view)
         state = self.state
         truth = {post: state.kind[post] for post in view.opponent_posts()}
-        moved = belief.toward(truth, self.share)
+        if self.know is not None and self.share > 0:
+            moved = belief.knowing({post: kind for post, kind in truth.items()
+                                    if kind in self.know})
+        else:
+            moved = belief.toward(truth, self.share)
         before, after = log_loss(belief, state), log_loss(moved, state)
         if before is not None:
             self.before.append(before)
@@ -73,7 +86,8 @@ class TruthShare:
         return moved
 
 
-def play_pair(agent_spec: str, opponent_spec: str, share: float, seed: int, pair: int):
+def play_pair(agent_spec: str, opponent_spec: str, share: float, seed: int, pair: int,
+              know: frozenset[int] | None = None):
     """The pair's two games (the search as player 0, then 1): the search's returns and the
     log-loss lists of its moves."""
     layouts_rng = random.Random(f"{seed}/{pair}")
@@ -83,7 +97,7 @@ def play_pair(agent_spec: str, opponent_spec: str, share: float, seed: int, pair
         game_seed = (seed * 100_003 + pair) * 2 + seat
         agent = make_agent(agent_spec, seed=game_seed, game="junqi", variant=RULES)
         opponent = make_agent(opponent_spec, seed=game_seed + 1, game="junqi", variant=RULES)
-        wrapped = TruthShare(agent, share)
+        wrapped = TruthShare(agent, share, know)
         players = {seat: agent, 1 - seat: opponent}
         state = start.clone()
         while not state.is_terminal():
@@ -114,7 +128,7 @@ def share_value(text: str) -> float:
 
 
 def run(agent: str, opponent: str, shares: list[float], pairs: int, seed: int,
-        progress: bool = True) -> list[dict]:
+        progress: bool = True, know: frozenset[int] | None = None) -> list[dict]:
     from tqdm import tqdm
 
     rows = []
@@ -122,7 +136,8 @@ def run(agent: str, opponent: str, shares: list[float], pairs: int, seed: int,
     for share in shares:
         points, wins, losses, before, after = 0.0, 0, 0, [], []
         for pair in range(pairs):
-            returns, pair_before, pair_after = play_pair(agent, opponent, share, seed, pair)
+            returns, pair_before, pair_after = play_pair(agent, opponent, share, seed, pair,
+                                                         know)
             for value in returns:
                 points += (value + 1.0) / 2.0
                 wins += value > 0
@@ -142,8 +157,10 @@ def run(agent: str, opponent: str, shares: list[float], pairs: int, seed: int,
     return rows
 
 
-def table(rows: list[dict], agent: str, opponent: str) -> str:
-    lines = [f"{agent} against {opponent}, its belief moved toward the truth",
+def table(rows: list[dict], agent: str, opponent: str, know: list[str] | None = None) -> str:
+    moved = ("its belief moved toward the truth" if know is None
+             else f"at share 1 knowing its opponent's {', '.join(know)} alone")
+    lines = [f"{agent} against {opponent}, {moved}",
              "| share of the truth | W-D-L | score | Wilson 95% | log-loss of its belief | "
              "log-loss used | moves |", "|---:|---|---:|---|---:|---:|---:|"]
     for row in rows:
@@ -179,16 +196,24 @@ def plot(rows: list[dict], path: Path, title: str) -> None:
     plt.close(fig)
 
 
+def piece_type(text: str) -> int:
+    try:
+        return piece_kind(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def merged_rows(folders: list[str]) -> tuple[dict, list[dict]]:
     """The rows of several runs' ``results.json``, by share; ValueError unless they played the
-    same agent, opponent, seed and pairs with different shares."""
-    keys = ("agent", "opponent", "seed", "pairs")
+    same agent, opponent, seed, pairs and known types with different shares."""
+    keys = ("agent", "opponent", "seed", "pairs", "know")
     first, rows = None, []
     for folder in folders:
         path = Path(folder) / "results.json"
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            setting = {key: data[key] for key in keys}
+            setting = {key: data[key] for key in keys[:-1]}
+            setting["know"] = data.get("know")  # runs before --know have none
             found = data["rows"]
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"--merge: cannot read {path}: {exc}") from exc
@@ -226,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="pairs of seat-swapped games per share (default 30)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed (default 0)")
     parser.add_argument("--out", default=None, help="folder for results.json and the chart")
+    parser.add_argument("--know", type=piece_type, nargs="+", metavar="TYPE", default=None,
+                        help="at share 1 know only the pieces of these types (names or codes: "
+                             "flag, marshal, MA...); shares 0 and 1 only")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--merge", nargs="+", metavar="RUN", default=None,
                         help="join these runs' results.json into --out instead of playing")
@@ -233,6 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     command = "python scripts/belief_gap.py " + " ".join(sys.argv[1:] if argv is None else argv)
     if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
         parser.error(f"--out {short_repr(args.out)} is a file; give a folder")
+    if args.know is not None and any(share not in (0.0, 1.0) for share in args.truth):
+        parser.error("--know takes the shares 0 and 1 only (--truth 0 1)")
+    know = None if args.know is None else frozenset(args.know)
     if args.merge is not None:
         if args.out is None:
             parser.error("--merge needs --out")
@@ -240,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
             setting, rows = merged_rows(args.merge)
         except ValueError as exc:
             parser.error(str(exc))
-        print(table(rows, setting["agent"], setting["opponent"]))
+        print(table(rows, setting["agent"], setting["opponent"], setting["know"]))
         Path(args.out).mkdir(parents=True, exist_ok=True)
         write_outputs(Path(args.out), command, setting, rows)
         return 0
@@ -262,11 +293,12 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         pass
     rows = run(args.agent, args.opponent, args.truth, args.pairs, args.seed,
-               progress=not args.no_progress)
-    print(table(rows, args.agent, args.opponent))
+               progress=not args.no_progress, know=know)
+    known_names = None if know is None else sorted(PIECE_NAMES[k] for k in know)
+    print(table(rows, args.agent, args.opponent, known_names))
     if out is not None:
         setting = {"agent": args.agent, "opponent": args.opponent, "seed": args.seed,
-                   "pairs": args.pairs}
+                   "pairs": args.pairs, "know": known_names}
         write_outputs(out, command, setting, rows)
     return 0
 

@@ -12,6 +12,7 @@ import pytest
 from agents.registry import make_agent
 from scripts import belief_gap
 from tbw_envs.junqi import JunqiState
+from tbw_envs.junqi.pieces import FLAG
 
 AGENT = "ismcts:iterations=5"
 
@@ -45,6 +46,31 @@ def test_share_zero_plays_the_moves_of_the_agent_alone():
     assert game(wrap=True) == game(wrap=False)
 
 
+def test_knowing_the_flag_draws_it_true_and_leaves_the_other_pieces_as_the_belief_had_them():
+    rng = random.Random(5)
+    state = JunqiState.random_initial(rng)
+    agent = make_agent(AGENT, seed=3, game="junqi")
+    own = agent.belief_of
+    wrapped = belief_gap.TruthShare(agent, 1.0, frozenset({FLAG}))
+    checked = 0
+    for _ in range(60):
+        view = state.view(state.current_player)
+        if view.phase == "play":
+            wrapped.state = state
+            moved, belief = agent.belief_of(view), own(view)
+            flag = next(post for post in view.opponent_posts() if state.kind[post] == FLAG)
+            assert all(moved.sample(rng)[flag] == FLAG for _ in range(5))
+            for post in view.opponent_posts():
+                if post != flag:
+                    assert list(moved.probs(post)) == list(belief.probs(post))
+            checked += 1
+        state.apply(rng.choice(state.legal_actions()))
+        if state.is_terminal():
+            break
+    assert checked > 10
+    assert all(0 < after <= before for before, after in zip(wrapped.before, wrapped.after))
+
+
 def test_the_command_writes_a_table_results_and_a_chart(tmp_path, capsys):
     out = tmp_path / "gap"
     assert belief_gap.main(["--agent", AGENT, "--opponent", "random", "--pairs", "1",
@@ -59,7 +85,14 @@ def test_the_command_writes_a_table_results_and_a_chart(tmp_path, capsys):
         assert row["ci_95"][0] <= row["score"] <= row["ci_95"][1]
     assert data["rows"][1]["log_loss_used"] == 0.0
     assert data["command"].startswith("python scripts/belief_gap.py --agent")
+    assert data["know"] is None
     assert (out / belief_gap.CHART_NAME).stat().st_size > 0
+    known = tmp_path / "known"
+    assert belief_gap.main(["--agent", AGENT, "--opponent", "random", "--pairs", "1",
+                            "--truth", "1", "--know", "FL", "MA", "--seed", "3",
+                            "--out", str(known), "--no-progress"]) == 0
+    assert "knowing its opponent's flag, marshal alone" in capsys.readouterr().out
+    assert json.loads((known / "results.json").read_text())["know"] == ["flag", "marshal"]
 
 
 def test_the_command_refuses_an_out_that_is_a_file(tmp_path, capsys):
@@ -78,6 +111,8 @@ def test_the_command_refuses_an_out_that_is_a_file(tmp_path, capsys):
     (["--truth", "half"], "a share is a number in [0, 1]"),
     (["--pairs", "0"], "at least 1"),
     (["--seed", "-3"], "at least 0"),
+    (["--know", "flag", "--truth", "0", "0.5"], "--know takes the shares 0 and 1 only"),
+    (["--know", "flg"], "unknown piece name 'flg'"),
 ])
 def test_the_command_refuses_what_it_cannot_run(args, message, capsys):
     with pytest.raises(SystemExit) as exit_info:

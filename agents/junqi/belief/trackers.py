@@ -4,6 +4,7 @@ with those probabilities (``TokenSampler``); ``make_belief`` builds one by name.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import random
 from typing import TypeVar
 
@@ -96,6 +97,35 @@ class BeliefTracker:
             # exact. (Set on the instance, so the trackers' own ``sample`` stays as it was.)
             exact = {post: truth[post] for post in self._token_on}
             moved.sample = lambda rng: dict(exact)
+        return moved
+
+    def knowing(self, known: dict[int, int]) -> BeliefTracker:
+        """A copy that knows the types of some living opponent pieces (``{post: type}``) and
+        nothing more: their rows become one-hot, their evidence masks that one type, so every
+        draw gives them those types and leaves the army counts to the others (knowing the flag
+        tells the other headquarters holds none). An experiment's tool: what knowing, say, the
+        flag alone would be worth (``scripts/belief_gap.py --know``)."""
+        masks = list(self.evidence.masks)
+        tokens = self._tokens.copy()
+        for post, kind in known.items():
+            token = self._token_on.get(post)
+            if token is None:
+                raise ValueError(f"knowing: post {post!r} holds no living opponent piece")
+            if not (isinstance(kind, int) and 0 <= kind < NUM_PIECE_TYPES
+                    and masks[token] >> kind & 1):
+                raise ValueError(f"knowing: post {post} cannot hold the type {kind!r} "
+                                 f"on the evidence")
+            masks[token] = 1 << kind
+            tokens[token] = 0.0
+            tokens[token, kind] = 1.0
+        moved = copy.copy(self)
+        moved.evidence = dataclasses.replace(self.evidence, masks=tuple(masks))
+        try:
+            moved._assignment = complete_assignment(moved.evidence.masks, ARMY_COUNTS)
+        except ValueError as exc:
+            raise ValueError(f"knowing: {known} is not consistent with the army counts") from exc
+        moved._tokens = tokens
+        moved._sampler = None
         return moved
 
     # ------------------------------------------------------------------ sampling

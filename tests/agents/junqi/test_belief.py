@@ -499,3 +499,52 @@ def test_toward_refuses_a_bad_share_or_a_truth_the_evidence_rules_out():
     moved = next(post for post in truth if view.moved[post])  # so not a mine
     with pytest.raises(ValueError, match=f"post {moved} the type {MINE}"):
         belief.toward({**truth, moved: MINE}, 0.5)
+
+
+@pytest.mark.parametrize("name", ["count", "model"])
+def test_a_belief_knowing_some_pieces_draws_them_true_and_keeps_the_counts_for_the_rest(name):
+    """``knowing({post: type})``: those pieces are drawn as their types every time, no other
+    piece is drawn as a type they use up (the flag, the marshal), the rest keep their rows, and
+    the tracker it came from is untouched."""
+    state = _midgame(6)
+    view = state.view(state.current_player)
+    belief = make_belief(name, view)
+    original = belief.matrix()
+    unique = {post: state.kind[post] for post in view.opponent_posts()
+              if state.kind[post] in (FLAG, MARSHAL)}
+    assert unique  # the flag is alive (the game goes on)
+    known = belief.knowing(unique)
+    rng = random.Random(1)
+    for _ in range(50):
+        sample = known.sample(rng)
+        for post, kind in sample.items():
+            if post in unique:
+                assert kind == unique[post]
+            else:
+                assert kind not in unique.values()
+    for post in view.opponent_posts():
+        if post in unique:
+            assert known.probs(post)[unique[post]] == 1.0
+        else:
+            assert np.array_equal(known.probs(post), original[post])
+    assert np.array_equal(belief.matrix(), original)
+    unknown = [post for post in view.opponent_posts() if post not in unique]
+    drawn = {kind for _ in range(50) for post, kind in belief.sample(rng).items()
+             if post in unknown}
+    assert drawn & set(unique.values())  # without the knowledge they were drawn elsewhere
+
+
+def test_knowing_refuses_an_empty_post_or_a_type_the_evidence_rules_out():
+    state = _midgame(5)
+    view = state.view(state.current_player)
+    belief = make_belief("count", view)
+    empty = next(post for post in range(len(state.kind)) if post not in view.opponent_posts())
+    with pytest.raises(ValueError, match=f"post {empty} holds no living opponent piece"):
+        belief.knowing({empty: FLAG})
+    moved = next(post for post in view.opponent_posts() if view.moved[post])
+    with pytest.raises(ValueError, match=f"post {moved} cannot hold the type {MINE}"):
+        belief.knowing({moved: MINE})
+    flags = [post for post in view.opponent_posts() if view.possible[post] >> FLAG & 1]
+    assert len(flags) == 2  # both headquarters may still hold it
+    with pytest.raises(ValueError, match="not consistent with the army counts"):
+        belief.knowing({flags[0]: FLAG, flags[1]: FLAG})
