@@ -151,26 +151,31 @@ class ISMCTSAgent(DeterminizedSearchAgent):
     ``root_prior`` (a callable ``(view, moves) -> probabilities``, e.g. a learned policy's; the
     registry's ``ismcts:policy=pretrained`` passes the shipped PPO policy's) makes the root
     select by PUCT with constant ``puct`` (default 30, in piece-value units) over every move.
+
+    ``reveal`` (default 0: off) credits every root attack with ``reveal`` x the entropy (nats)
+    of its announced result under the belief, in piece-value units: a value for what the attack
+    tells, which no determinization sees (``agents.junqi.mcts.reveal``; measured in
+    docs/results.md, "Against the learned agent: what information would buy").
     """
 
     name = "ismcts"
     PARAMS = {**SEARCH_PARAMS, "cof": COF, "widen_base": COUNT, "horizon": COUNT,
               "sample_k": COUNT, "prior_visits": Float(low=0.0),
               "opponent": Choice(names=("search", "evaluation")),
-              "root_prior": CallableParam(), "puct": Float(low=0.0)}
+              "root_prior": CallableParam(), "puct": Float(low=0.0), "reveal": Float(low=0.0)}
 
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
                  cof: float = 10.0, widen_base: int = 3, horizon: int = 4, sample_k: int = 4,
                  prior_visits: float = 2.0, opponent: str = "search",
                  belief: str | None = "model", weights="tuned", seed: int | None = None,
                  layout: str = "random", leaf: str = "net", root_prior=None,
-                 puct: float = 30.0):
+                 puct: float = 30.0, reveal: float = 0.0):
         super().__init__(iterations, seconds, belief=belief, weights=weights, seed=seed,
                          layout=layout, leaf=leaf)
         checked = check_params(self.PARAMS, type(self).__name__, cof=cof,
                                widen_base=widen_base, horizon=horizon, sample_k=sample_k,
                                prior_visits=prior_visits, opponent=opponent,
-                               root_prior=root_prior, puct=puct)
+                               root_prior=root_prior, puct=puct, reveal=reveal)
         self.cof = checked["cof"]
         self.widen_base = checked["widen_base"]
         self.horizon = checked["horizon"]
@@ -183,5 +188,5 @@ class ISMCTSAgent(DeterminizedSearchAgent):
         self.tree_policy = InformationSetPolicy(
             self.evaluation, self.leaf_evaluator, self.cof, self.widen_base, self.prior_visits,
             models_opponent=opponent == "evaluation",
-            root_prior=root_prior, puct=checked["puct"],
+            root_prior=root_prior, puct=checked["puct"], reveal=checked["reveal"],
         )

@@ -14,6 +14,7 @@ import random
 
 from agents.junqi.evaluation import JunqiEvaluation
 from agents.junqi.mcts.leaf import GuidedLeaf
+from agents.junqi.mcts.reveal import reveal_entropy
 from agents.junqi.mcts.tree import Candidate, Edge, Node, availability_ucb, mean_ucb, rank_moves
 
 
@@ -130,13 +131,17 @@ class InformationSetPolicy(TreePolicy):
 
     With a ``root_prior`` (``root_prior(view, actions)``: a probability per move, e.g. a learned
     policy's) the root offers every move at once and selects by PUCT: the mean plus
-    ``puct x P(move) x sqrt(visits + 1) / (1 + the move's own visits)``."""
+    ``puct x P(move) x sqrt(visits + 1) / (1 + the move's own visits)``.
+
+    With ``reveal`` > 0 every root attack's leaf credit and score gain ``reveal x`` the entropy
+    of its announced result under the belief (``reveal.reveal_entropy``), and the root's moves
+    are ranked again with it."""
 
     counts_reached = False
 
     def __init__(self, evaluation: JunqiEvaluation, leaf: GuidedLeaf, cof: float,
                  widen_base: int, prior_visits: float, models_opponent: bool,
-                 root_prior=None, puct: float = 0.0):
+                 root_prior=None, puct: float = 0.0, reveal: float = 0.0):
         self.evaluation = evaluation
         self.leaf = leaf
         self.cof = cof
@@ -145,6 +150,7 @@ class InformationSetPolicy(TreePolicy):
         self.models_opponent = models_opponent
         self.root_prior = root_prior
         self.puct = puct
+        self.reveal = reveal
         self._root: Node | None = None
         self._root_probabilities: dict[int, float] = {}
 
@@ -152,12 +158,24 @@ class InformationSetPolicy(TreePolicy):
         root = Node(view.player)
         root.candidates = rank_moves(self.evaluation.context(view, belief), actions,
                                      self.leaf.credit)
+        if self.reveal > 0.0:
+            root.candidates = self._with_reveal(view, belief, root.candidates)
         self._root = root
         if self.root_prior is not None:
             moves = [action for action, _, _ in root.candidates]
             self._root_probabilities = dict(
                 zip(moves, (float(p) for p in self.root_prior(view, moves)), strict=True))
         return root
+
+    def _with_reveal(self, view, belief, candidates: list[Candidate]) -> list[Candidate]:
+        """The candidates with each attack's credit and score raised by ``reveal`` x its result's
+        entropy, in decreasing order of the new score (ties: the lower action)."""
+        raised = []
+        for action, credit, score in candidates:
+            bonus = self.reveal * reveal_entropy(view, belief, action)
+            raised.append((action, credit + bonus, score + bonus))
+        raised.sort(key=lambda candidate: (-candidate[2], candidate[0]))
+        return raised
 
     def select(self, node: Node, state, sign: float) -> tuple | None:
         if node is self._root and self.root_prior is not None:

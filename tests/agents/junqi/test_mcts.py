@@ -302,3 +302,75 @@ def test_a_search_says_what_it_thought(spec):
     again = make_agent(spec, seed=2, game="junqi")
     again.act(view)
     assert again.thinking() == thought  # an iteration budget thinks the same every time
+
+
+class _FixedBelief:
+    """A belief that gives every opponent piece the same row (for ``reveal_entropy``)."""
+
+    def __init__(self, view, row):
+        self.view = view
+        self.row = row
+
+    def probs(self, post):
+        return self.row
+
+
+def test_reveal_entropy_is_the_entropy_of_the_announced_result():
+    """By hand: an engineer onto a piece that is a mine or a marshal (won or lost: log 2); onto
+    one that is a mine, a bomb or a marshal with 1/2, 1/4, 1/4 (won, both removed, lost:
+    1.5 log 2); a marshal onto a surely smaller piece (0); any move onto an empty post (0)."""
+    from agents.junqi.mcts.reveal import reveal_entropy
+    from tbw_envs.junqi.pieces import BOMB, ENGINEER, LIEUTENANT, MARSHAL, MINE, NUM_PIECE_TYPES
+
+    def row(**shares):
+        kinds = {"mine": MINE, "bomb": BOMB, "marshal": MARSHAL, "lieutenant": LIEUTENANT}
+        values = [0.0] * NUM_PIECE_TYPES
+        for name, p in shares.items():
+            values[kinds[name]] = p
+        return values
+
+    checked = set()
+    for state in midgame_states(30, seed=21):
+        view = state.view(state.current_player)
+        for action in view.legal_actions():
+            source, target = JunqiState.decode_action(action)
+            attacker = view.kind[source]
+            if view.owner[target] != view.opponent:
+                assert reveal_entropy(view, _FixedBelief(view, row(mine=0.5, marshal=0.5)),
+                                      action) == 0.0
+                checked.add("empty")
+            elif attacker == ENGINEER:
+                assert reveal_entropy(view, _FixedBelief(view, row(mine=0.5, marshal=0.5)),
+                                      action) == pytest.approx(math.log(2))
+                three = _FixedBelief(view, row(mine=0.5, bomb=0.25, marshal=0.25))
+                assert reveal_entropy(view, three, action) == pytest.approx(1.5 * math.log(2))
+                checked.add("engineer")
+            elif attacker == MARSHAL:
+                assert reveal_entropy(view, _FixedBelief(view, row(lieutenant=1.0)),
+                                      action) == 0.0
+                checked.add("marshal")
+    assert checked == {"empty", "engineer", "marshal"}
+
+
+def test_reveal_raises_each_root_attack_by_its_result_entropy():
+    """With ``reveal`` the root's candidates are the evaluation's, each attack's credit and score
+    raised by reveal x its entropy, other moves unchanged, ranked again by the new score."""
+    from agents.junqi.mcts.reveal import reveal_entropy
+
+    raised = 0
+    for state in midgame_states(4, seed=17):
+        view = state.view(state.current_player)
+        plain, _, _ = _searched_root(ISMCTSAgent(iterations=5, seed=0), view)
+        agent = ISMCTSAgent(iterations=5, seed=0, reveal=30.0)
+        root, _, _ = _searched_root(agent, view)
+        belief = make_belief(agent.belief_name, view)
+        expected = []
+        for action, credit, score in plain.candidates:
+            bonus = 30.0 * reveal_entropy(view, belief, action)
+            raised += bonus > 0
+            expected.append((action, credit + bonus, score + bonus))
+        expected.sort(key=lambda candidate: (-candidate[2], candidate[0]))
+        assert root.candidates == expected
+    assert raised > 0
+    with pytest.raises(ValueError, match="reveal"):
+        ISMCTSAgent(reveal=-1.0)
