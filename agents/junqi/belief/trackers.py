@@ -111,13 +111,13 @@ class BeliefTracker:
             token = self._token_on.get(post)
             if token is None:
                 raise ValueError(f"knowing: post {post!r} holds no living opponent piece")
-            if not (isinstance(kind, int) and 0 <= kind < NUM_PIECE_TYPES
-                    and masks[token] >> kind & 1):
+            if (isinstance(kind, bool) or not isinstance(kind, (int, np.integer))
+                    or not 0 <= kind < NUM_PIECE_TYPES or not masks[token] >> int(kind) & 1):
                 raise ValueError(f"knowing: post {post} cannot hold the type {kind!r} "
                                  f"on the evidence")
-            masks[token] = 1 << kind
+            masks[token] = 1 << int(kind)
             tokens[token] = 0.0
-            tokens[token, kind] = 1.0
+            tokens[token, int(kind)] = 1.0
         moved = copy.copy(self)
         moved.evidence = dataclasses.replace(self.evidence, masks=tuple(masks))
         try:

@@ -3,7 +3,7 @@
 A search over determinizations sees no worth in learning what a hidden piece is, since every
 determinization already holds one. ``ISMCTSAgent``'s ``reveal`` parameter credits each root
 attack with ``reveal x reveal_entropy(...)`` in piece-value units: an attack whose result the
-belief cannot foretell (a lieutenant onto a piece that may be a mine, a bomb or a private) is
+belief cannot foretell (a lieutenant onto a piece that may be a mine, a bomb or an engineer) is
 worth more than one it can (a marshal onto a piece that is surely smaller).
 """
 

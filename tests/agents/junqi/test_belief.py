@@ -544,6 +544,11 @@ def test_knowing_refuses_an_empty_post_or_a_type_the_evidence_rules_out():
     moved = next(post for post in view.opponent_posts() if view.moved[post])
     with pytest.raises(ValueError, match=f"post {moved} cannot hold the type {MINE}"):
         belief.knowing({moved: MINE})
+    for bad in (True, 12, -1, "flag"):
+        with pytest.raises(ValueError, match="cannot hold the type"):
+            belief.knowing({moved: bad})
+    kind = state.kind[moved]
+    assert belief.knowing({moved: np.int64(kind)}).probs(moved)[kind] == 1.0
     flags = [post for post in view.opponent_posts() if view.possible[post] >> FLAG & 1]
     assert len(flags) == 2  # both headquarters may still hold it
     with pytest.raises(ValueError, match="not consistent with the army counts"):
