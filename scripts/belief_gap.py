@@ -206,13 +206,12 @@ def piece_type(text: str) -> int:
 def merged_rows(folders: list[str]) -> tuple[dict, list[dict]]:
     """The rows of several runs' ``results.json``, by share; ValueError unless they played the
     same agent, opponent, seed, pairs and known types with different shares."""
-    keys = ("agent", "opponent", "seed", "pairs", "know")
     first, rows = None, []
     for folder in folders:
         path = Path(folder) / "results.json"
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            setting = {key: data[key] for key in keys[:-1]}
+            setting = {key: data[key] for key in ("agent", "opponent", "seed", "pairs")}
             setting["know"] = data.get("know")  # runs before --know have none
             found = data["rows"]
         except (OSError, ValueError, KeyError, TypeError) as exc:

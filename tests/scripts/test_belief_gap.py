@@ -135,8 +135,11 @@ def test_merge_joins_runs_of_one_setting_and_refuses_others(tmp_path, capsys):
     assert (merged["agent"], merged["seed"], merged["pairs"]) == (AGENT, 3, 1)
     assert belief_gap.main(common[:-1] + ["--seed", "4", "--truth", "0.5", "--no-progress",
                                           "--out", str(tmp_path / "c")]) == 0
+    assert belief_gap.main(common + ["--truth", "1", "--know", "flag",
+                                     "--out", str(tmp_path / "k")]) == 0
     capsys.readouterr()
     for folders, message in (([tmp_path / "a", tmp_path / "c"], "played"),
+                             ([tmp_path / "a", tmp_path / "k"], "'know': ['flag']"),
                              ([tmp_path / "a", tmp_path / "a"], "played twice"),
                              ([tmp_path / "none"], "cannot read")):
         with pytest.raises(SystemExit):
