@@ -14,6 +14,11 @@ A second table counts the attacks each side made (moves onto an enemy piece) ove
 games, by the referee's result: won (the defender removed), lost (the attacker removed) or both
 removed; the pieces each side lost in its own attacks and in the other side's; and how many of
 its attacks its three highest-ranked types (marshal, general, major generals) made.
+
+A third table says how each side's first attack on a headquarters of the other went (the flag
+stands in one of the two): none in the game, onto the flag, or onto another piece (after which
+the flag's post is known), with the named agent's results in those games and the mean ply of
+that attack.
 """
 
 from __future__ import annotations
@@ -32,10 +37,12 @@ from agents.arena.record_shape import check_record_shape  # noqa: E402
 from agents.arena.records import load_records  # noqa: E402
 from agents.arena.replay import replay  # noqa: E402
 from tbw_envs.core.contract import short_repr  # noqa: E402
+from tbw_envs.junqi.board import HEADQUARTERS  # noqa: E402
 from tbw_envs.junqi.pieces import (  # noqa: E402
     ATTACKER_LOST,
     ATTACKER_WON,
     BOTH_REMOVED,
+    FLAG,
     GENERAL,
     MAJOR_GENERAL,
     MARSHAL,
@@ -47,6 +54,7 @@ OUTCOMES = ("won", "drawn", "lost")
 SIDES = ("agent", "opponent")
 TOP_KINDS = (MARSHAL, GENERAL, MAJOR_GENERAL)
 DEFAULT_PLIES = (20, 40, 60)
+PROBES = ("none", "the flag", "another piece")  # what a side's first headquarters attack hit
 
 
 def movable_pieces(state: Any, player: int) -> int:
@@ -80,6 +88,15 @@ class AttackCount:
     pieces_lost: int = 0
 
 
+@dataclass
+class HeadquartersProbes:
+    """One side's first attack on a headquarters in each game: games by (what it hit, the
+    named agent's outcome), and the plies of those attacks by what they hit."""
+
+    games: Counter = field(default_factory=Counter)
+    plies: dict[str, list[int]] = field(default_factory=dict)
+
+
 def agent_seat(record: dict[str, Any], agent: str) -> int:
     """The seat the agent labelled ``agent`` took in this record (``agents`` lists the labels by
     seat)."""
@@ -95,10 +112,13 @@ def agent_seat(record: dict[str, Any], agent: str) -> int:
 
 def trace_records(records: Sequence[dict[str, Any]], agent: str,
                   plies: Sequence[int] = DEFAULT_PLIES,
-                  attacks: dict[str, AttackCount] | None = None) -> dict[str, OutcomeTrace]:
+                  attacks: dict[str, AttackCount] | None = None,
+                  probes: dict[str, HeadquartersProbes] | None = None,
+                  ) -> dict[str, OutcomeTrace]:
     """Movable-piece counts of ``agent`` and its opponent over ``records``, by the agent's
     outcome; with ``attacks`` (``{side: AttackCount()}`` for ``SIDES``), each side's attacks are
-    counted into it as well. Each record is replayed and checked by
+    counted into it as well, and with ``probes`` (``{side: HeadquartersProbes()}``) each side's
+    first attack on a headquarters. Each record is replayed and checked by
     ``agents.arena.replay.replay``. Raises ``ValueError`` for a record that does not replay
     (``ReplayMismatch``, naming it and the ply), one of another game or one the agent did not
     play."""
@@ -112,8 +132,17 @@ def trace_records(records: Sequence[dict[str, Any]], agent: str,
         seat = agent_seat(record, agent)
         result = record["result"]
         score = result["returns"][seat]
-        trace = traces["won" if score > 0 else "lost" if score < 0 else "drawn"]
-        counts, state = replay_counts(record, index, seat, wanted, attacks)
+        outcome = "won" if score > 0 else "lost" if score < 0 else "drawn"
+        trace = traces[outcome]
+        first: dict[str, tuple[int, bool]] = {}
+        counts, state = replay_counts(record, index, seat, wanted, attacks, first)
+        if probes is not None:
+            for side in SIDES:
+                ply, on_flag = first.get(side, (None, False))
+                probe = PROBES[0] if ply is None else PROBES[1] if on_flag else PROBES[2]
+                probes[side].games[probe, outcome] += 1
+                if ply is not None:
+                    probes[side].plies.setdefault(probe, []).append(ply)
         trace.games += 1
         for ply, pair in counts.items():
             trace.at_ply.setdefault(ply, []).append(pair)
@@ -124,19 +153,28 @@ def trace_records(records: Sequence[dict[str, Any]], agent: str,
 
 
 def replay_counts(record: dict[str, Any], index: int, seat: int, wanted: Sequence[int],
-                  attacks: dict[str, AttackCount] | None) -> tuple[dict, Any]:
+                  attacks: dict[str, AttackCount] | None,
+                  first_on_headquarters: dict[str, tuple[int, bool]] | None = None,
+                  ) -> tuple[dict, Any]:
     """Replay one record: the (seat's, other's) movable pieces at each ``wanted`` ply it reached,
-    and its final state; its attacks are counted into ``attacks`` (unless None)."""
+    and its final state; its attacks are counted into ``attacks`` (unless None), and each side's
+    first attack on a headquarters is put in ``first_on_headquarters`` (unless None) as
+    ``{side: (its ply, whether it hit the flag)}``."""
     counts: dict[int, tuple[int, int]] = {}
     kinds_before: list[int] = []
 
     def count_at(ply: int, state: Any) -> None:
         if ply in wanted:
             counts[ply] = (movable_pieces(state, seat), movable_pieces(state, 1 - seat))
-        if attacks is not None:
-            if ply > 0:
-                count_attack(attacks, state.history[-1], kinds_before, seat)
-            kinds_before[:] = state.kind
+        if ply > 0:
+            last = state.history[-1]
+            if attacks is not None:
+                count_attack(attacks, last, kinds_before, seat)
+            side = SIDES[0] if last.player == seat else SIDES[1]
+            if (first_on_headquarters is not None and last.result != MOVED
+                    and last.to_post in HEADQUARTERS and side not in first_on_headquarters):
+                first_on_headquarters[side] = (ply - 1, kinds_before[last.to_post] == FLAG)
+        kinds_before[:] = state.kind
 
     return counts, replay(record, index, count_at)
 
@@ -174,6 +212,21 @@ def format_attacks(attacks: dict[str, AttackCount], agent: str, games: int) -> s
         lines.append(f"| {name} | {count.attacks} | {count.attacks / max(games, 1):.1f} | "
                      f"{count.won} | {count.lost} | {count.both} | {count.by_top_kinds} | "
                      f"{count.pieces_lost} |")
+    return "\n".join(lines)
+
+
+def format_probes(probes: dict[str, HeadquartersProbes], agent: str) -> str:
+    lines = [f"each side's first attack on a headquarters, by {agent}'s result",
+             "| side | hit | games | won | drawn | lost | ply (mean) |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for side, probe in probes.items():
+        name = agent if side == SIDES[0] else "its opponent"
+        for hit in PROBES:
+            results = [probe.games[hit, outcome] for outcome in OUTCOMES]
+            plies = probe.plies.get(hit, [])
+            mean = f"{sum(plies) / len(plies):.0f}" if plies else "-"
+            lines.append(f"| {name} | {hit} | {sum(results)} | "
+                         + " | ".join(map(str, results)) + f" | {mean} |")
     return "\n".join(lines)
 
 
@@ -232,13 +285,16 @@ def main(argv: list[str] | None = None) -> int:
     if not records:
         parser.error("the files hold no records")
     attacks = {side: AttackCount() for side in SIDES}
+    probes = {side: HeadquartersProbes() for side in SIDES}
     try:
-        traces = trace_records(records, args.agent, args.plies, attacks)
+        traces = trace_records(records, args.agent, args.plies, attacks, probes)
     except ValueError as exc:
         parser.error(f"cannot trace these records: {exc}")
     print(format_table(traces, args.agent, args.plies))
     print()
     print(format_attacks(attacks, args.agent, len(records)))
+    print()
+    print(format_probes(probes, args.agent))
     return 0
 
 

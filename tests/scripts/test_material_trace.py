@@ -97,6 +97,41 @@ def test_the_attacks_match_a_count_of_the_replayed_boards(opening_runs):
     assert all(count.attacks > 0 for count in attacks.values())
 
 
+def test_the_first_headquarters_attacks_match_a_plain_replay(opening_runs):
+    """Each side's first move onto an enemy piece in a headquarters (A1, A3, L1, L3), read off
+    the named board: whether that piece was the flag, its ply, and greedy's result."""
+    records = load_records(opening_runs["junqi"])
+    probes = {side: material_trace.HeadquartersProbes() for side in material_trace.SIDES}
+    material_trace.trace_records(records, "greedy", [3], None, probes)
+    expected = {side: ({}, {}) for side in material_trace.SIDES}
+    for record in records:
+        seat = record["agents"].index("greedy")
+        score = record["result"]["returns"][seat]
+        outcome = "won" if score > 0 else "lost" if score < 0 else "drawn"
+        state = record_start_state(record)
+        first = {}
+        for ply, action in enumerate(record["actions"]):
+            side = "agent" if state.current_player == seat else "opponent"
+            target = post_name(action % NUM_POSTS)
+            piece = state.pieces().get(target)
+            if (target in ("A1", "A3", "L1", "L3") and piece is not None
+                    and piece[0] != state.current_player and side not in first):
+                first[side] = (ply, piece[1] == "flag")
+            state.apply(action)
+        for side in material_trace.SIDES:
+            games, plies = expected[side]
+            ply, on_flag = first.get(side, (None, False))
+            hit = "none" if ply is None else "the flag" if on_flag else "another piece"
+            games[hit, outcome] = games.get((hit, outcome), 0) + 1
+            if ply is not None:
+                plies.setdefault(hit, []).append(ply)
+    for side, probe in probes.items():
+        assert dict(probe.games) == expected[side][0]
+        assert probe.plies == expected[side][1]
+    hits = {hit for probe in probes.values() for hit, _ in probe.games}
+    assert hits == set(material_trace.PROBES)  # the records hold every kind of first attack
+
+
 def test_the_two_agents_traces_mirror_each_other(opening_runs):
     records = load_records(opening_runs["junqi"])
     assert {r["swapped"] for r in records} == {False, True}  # both seats are traced
@@ -118,6 +153,12 @@ def test_the_command_prints_a_table_by_result(opening_runs, capsys):
     out = capsys.readouterr().out
     assert "| agent's result | games | plies (mean) | ply 2 | ply 6 | end |" in out
     assert f"attacks over the {len(records)} games" in out
+    assert "| side | hit | games | won | drawn | lost | ply (mean) |" in out
+    for side in ("greedy", "its opponent"):
+        probe_rows = [line for line in out.splitlines() if line.startswith(f"| {side} | ")
+                      and line.split("|")[2].strip() in material_trace.PROBES]
+        assert len(probe_rows) == 3
+        assert sum(int(row.split("|")[3]) for row in probe_rows) == len(records)
     rows = [line for line in out.splitlines() if line.startswith(("| won", "| lost", "| drawn"))]
     assert sum(int(row.split("|")[2]) for row in rows) == len(records)
 
