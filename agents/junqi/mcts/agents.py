@@ -152,6 +152,11 @@ class ISMCTSAgent(DeterminizedSearchAgent):
     registry's ``ismcts:policy=pretrained`` passes the shipped PPO policy's) makes the root
     select by PUCT with constant ``puct`` (default 30, in piece-value units) over every move.
 
+    ``leaf_weights`` (a name or YAML path like ``weights``; default: ``weights``'s) are the
+    weights the leaf credits the path's moves with (for ``leaf`` material, value or net, their
+    positional features: flag defence, progress, no-collision), while ``weights`` rank the moves
+    and give their prior.
+
     ``reveal`` (default 0: off) credits every root attack with ``reveal`` x the entropy (nats)
     of its announced result under the belief, in piece-value units: a value for what the attack
     tells, which no determinization sees (``agents.junqi.mcts.reveal``; measured in
@@ -162,29 +167,35 @@ class ISMCTSAgent(DeterminizedSearchAgent):
     PARAMS = {**SEARCH_PARAMS, "cof": COF, "widen_base": COUNT, "horizon": COUNT,
               "sample_k": COUNT, "prior_visits": Float(low=0.0),
               "opponent": Choice(names=("search", "evaluation")),
-              "root_prior": CallableParam(), "puct": Float(low=0.0), "reveal": Float(low=0.0)}
+              "root_prior": CallableParam(), "puct": Float(low=0.0), "reveal": Float(low=0.0),
+              "leaf_weights": WEIGHTS}
 
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
                  cof: float = 10.0, widen_base: int = 3, horizon: int = 4, sample_k: int = 4,
                  prior_visits: float = 2.0, opponent: str = "search",
                  belief: str | None = "model", weights="tuned", seed: int | None = None,
                  layout: str = "random", leaf: str = "net", root_prior=None,
-                 puct: float = 30.0, reveal: float = 0.0):
+                 puct: float = 30.0, reveal: float = 0.0, leaf_weights=None):
         super().__init__(iterations, seconds, belief=belief, weights=weights, seed=seed,
                          layout=layout, leaf=leaf)
         checked = check_params(self.PARAMS, type(self).__name__, cof=cof,
                                widen_base=widen_base, horizon=horizon, sample_k=sample_k,
                                prior_visits=prior_visits, opponent=opponent,
-                               root_prior=root_prior, puct=puct, reveal=reveal)
+                               root_prior=root_prior, puct=puct, reveal=reveal,
+                               leaf_weights=leaf_weights)
         self.cof = checked["cof"]
         self.widen_base = checked["widen_base"]
         self.horizon = checked["horizon"]
         self.sample_k = checked["sample_k"]
         self.prior_visits = checked["prior_visits"]
         self.opponent_model = opponent
+        leaf_weights = checked["leaf_weights"]
+        self.leaf_credit = (self.evaluation if leaf_weights is None
+                            else JunqiEvaluation(leaf_weights))
         # To an even horizon: the opponent has answered our last move.
         self.leaf_evaluator = GUIDED_LEAVES[leaf](self.evaluation, self._rng, self.sample_k,
-                                                  horizon=self.horizon, even=True)
+                                                  horizon=self.horizon, even=True,
+                                                  credit_config=self.leaf_credit.config)
         self.tree_policy = InformationSetPolicy(
             self.evaluation, self.leaf_evaluator, self.cof, self.widen_base, self.prior_visits,
             models_opponent=opponent == "evaluation",

@@ -20,6 +20,10 @@ of four ways (the agents' ``leaf`` parameter):
     The evaluation's whole score of every move on the path, ours added and the opponent's
     subtracted.
 
+The credit a move on the path earns is weighed with ``credit_config``'s weights (by default the
+evaluation's own): ISMCTS's ``leaf_weights`` lets the tree rank moves with one set of weights and
+credit their positional features with another.
+
 A finished game scores +/-``WIN_VALUE`` either way.
 """
 
@@ -27,9 +31,10 @@ from __future__ import annotations
 
 import math
 import random
+from operator import mul
 from typing import Protocol
 
-from agents.junqi.eval_config import FEATURE_NAMES
+from agents.junqi.eval_config import FEATURE_NAMES, EvalConfig
 from agents.junqi.evaluation import JunqiEvaluation, material
 from agents.junqi.state_value import shipped_state_value
 from agents.junqi.value_net import shipped_value_net
@@ -78,12 +83,13 @@ class GuidedLeaf:
     scores against the root's (``origin``, ``score``)."""
 
     def __init__(self, evaluation: JunqiEvaluation, rng: random.Random, sample_k: int,
-                 horizon: int, even: bool):
+                 horizon: int, even: bool, credit_config: EvalConfig | None = None):
         self.evaluation = evaluation
         self.rng = rng
         self.sample_k = sample_k
         self.horizon = horizon
         self.even = even
+        self.credit_config = evaluation.config if credit_config is None else credit_config
 
     def origin(self, state, player: int) -> float:
         return 0.0
@@ -128,15 +134,16 @@ class GuidedLeaf:
 
 
 class MaterialLeaf(GuidedLeaf):
-    """Material change since the root plus the path's positional features."""
+    """Material change since the root plus the path's positional features (weighed with
+    ``credit_config``'s weights)."""
 
     def __init__(self, evaluation: JunqiEvaluation, rng: random.Random, sample_k: int,
-                 horizon: int, even: bool):
-        super().__init__(evaluation, rng, sample_k, horizon, even)
+                 horizon: int, even: bool, credit_config: EvalConfig | None = None):
+        super().__init__(evaluation, rng, sample_k, horizon, even, credit_config)
         self.values = evaluation.config.piece_values
         self.positional_weights = [
             w if name in POSITIONAL_FEATURES else 0.0
-            for name, w in zip(FEATURE_NAMES, evaluation.config.weights, strict=True)
+            for name, w in zip(FEATURE_NAMES, self.credit_config.weights, strict=True)
         ]
 
     def origin(self, state, player: int) -> float:
@@ -163,8 +170,8 @@ class ValueLeaf(MaterialLeaf):
     shipped = staticmethod(shipped_state_value)  # the learned value: ``balance(owner, kind, p)``
 
     def __init__(self, evaluation: JunqiEvaluation, rng: random.Random, sample_k: int,
-                 horizon: int, even: bool):
-        super().__init__(evaluation, rng, sample_k, horizon, even)
+                 horizon: int, even: bool, credit_config: EvalConfig | None = None):
+        super().__init__(evaluation, rng, sample_k, horizon, even, credit_config)
         self.learned = self.shipped()
 
     def balance(self, state, player: int) -> float:
@@ -179,10 +186,13 @@ class NetLeaf(ValueLeaf):
 
 
 class EvaluationLeaf(GuidedLeaf):
-    """The evaluation's score of every move on the path, nothing for the world reached."""
+    """The evaluation's score of every move on the path (weighed with ``credit_config``'s
+    weights), nothing for the world reached."""
 
     def credit(self, score: float, features) -> float:
-        return score
+        if self.credit_config is self.evaluation.config:
+            return score
+        return sum(map(mul, self.credit_config.weights, features))
 
     def score(self, state, player: int, origin: float) -> float:
         return 0.0

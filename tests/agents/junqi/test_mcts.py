@@ -146,6 +146,44 @@ def test_leaf_evaluators_credit_a_move_as_documented():
     assert whole.origin(state, 0) == 0.0 and whole.score(state, 0, 0.0) == 0.0
 
 
+def test_a_leaf_credits_moves_with_its_credit_config():
+    """``credit_config`` weighs a move's features in the leaf, the evaluation still ranks: the
+    material family credits its positional weights, the evaluation leaf all of them."""
+    ranking = UCBMCTSAgent(iterations=1, seed=0, weights="tuned").evaluation
+    other = ISMCTSAgent(iterations=1, weights="default").evaluation.config
+    rng = random.Random(0)
+    material = MaterialLeaf(ranking, rng, sample_k=4, horizon=4, even=False, credit_config=other)
+    whole = EvaluationLeaf(ranking, rng, sample_k=4, horizon=4, even=False, credit_config=other)
+    features = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    weights = dict(zip(FEATURE_NAMES, other.weights, strict=True))
+    assert weights["progress"] != ranking.config.weight_dict()["progress"]
+    positional = sum(weights[name] * features[FEATURE_NAMES.index(name)]
+                     for name in mcts.POSITIONAL_FEATURES)
+    assert material.credit(123.0, features) == pytest.approx(positional)
+    assert whole.credit(123.0, features) == pytest.approx(
+        sum(w * f for w, f in zip(other.weights, features, strict=True)))
+    assert material.evaluation is ranking and whole.evaluation is ranking
+
+
+def test_ismcts_leaf_weights_change_the_credit_and_nothing_else():
+    """``leaf_weights`` reaches the leaf's credit only: the root is ranked and primed with
+    ``weights``; naming ``weights``'s own config plays the same moves as leaving it out."""
+    view = _midgame_view(5)
+    plain = ISMCTSAgent(iterations=ITERATIONS, seed=3, weights="tuned", leaf_weights="tuned")
+    same = ISMCTSAgent(iterations=ITERATIONS, seed=3, weights="tuned")
+    other = ISMCTSAgent(iterations=ITERATIONS, seed=3, weights="tuned", leaf_weights="default")
+    default_weights = other.leaf_evaluator.credit_config.weight_dict()
+    assert other.leaf_evaluator.positional_weights[FEATURE_NAMES.index("flag_defence")] == \
+        default_weights["flag_defence"]
+    assert other.evaluation.config.name == "tuned"
+    roots = [_searched_root(agent, view)[0] for agent in (plain, same, other)]
+    assert [c[0] for c in roots[0].candidates] == [c[0] for c in roots[2].candidates]
+    assert [(a, e.visits, e.total) for a, e in roots[0].edges.items()] == \
+        [(a, e.visits, e.total) for a, e in roots[1].edges.items()]
+    with pytest.raises(ValueError, match="leaf_weights"):
+        ISMCTSAgent(leaf_weights=3)
+
+
 def test_search_budget_runs_on_a_deadline_and_keeps_its_repr():
     budget = SearchBudget(iterations=3)
     clock = budget.start()
