@@ -166,19 +166,21 @@ def test_a_leaf_credits_moves_with_its_credit_config():
 
 
 def test_ismcts_leaf_weights_change_the_credit_and_nothing_else():
-    """``leaf_weights`` reaches the leaf's credit only: the root is ranked and primed with
-    ``weights``; naming ``weights``'s own config plays the same moves as leaving it out."""
+    """``leaf_weights`` (default ``default``) reaches the leaf's credit only: the root is ranked
+    and primed with ``weights``; naming ``weights``'s own config credits with the evaluation."""
     view = _midgame_view(5)
     plain = ISMCTSAgent(iterations=ITERATIONS, seed=3, weights="tuned", leaf_weights="tuned")
-    same = ISMCTSAgent(iterations=ITERATIONS, seed=3, weights="tuned")
-    other = ISMCTSAgent(iterations=ITERATIONS, seed=3, weights="tuned", leaf_weights="default")
+    other = ISMCTSAgent(iterations=ITERATIONS, seed=3, weights="tuned")
+    assert plain.leaf_credit is plain.evaluation
+    assert plain.leaf_evaluator.credit_config is plain.evaluation.config
     default_weights = other.leaf_evaluator.credit_config.weight_dict()
+    assert other.leaf_credit.config.name == "default"
     assert other.leaf_evaluator.positional_weights[FEATURE_NAMES.index("flag_defence")] == \
-        default_weights["flag_defence"]
+        default_weights["flag_defence"] != plain.evaluation.config.weight_dict()["flag_defence"]
     assert other.evaluation.config.name == "tuned"
-    roots = [_searched_root(agent, view)[0] for agent in (plain, same, other)]
-    assert [c[0] for c in roots[0].candidates] == [c[0] for c in roots[2].candidates]
-    assert [(a, e.visits, e.total) for a, e in roots[0].edges.items()] == \
+    roots = [_searched_root(agent, view)[0] for agent in (plain, other)]
+    assert [c[0] for c in roots[0].candidates] == [c[0] for c in roots[1].candidates]
+    assert [(a, e.visits, e.total) for a, e in roots[0].edges.items()] != \
         [(a, e.visits, e.total) for a, e in roots[1].edges.items()]
     with pytest.raises(ValueError, match="leaf_weights"):
         ISMCTSAgent(leaf_weights=3)
