@@ -42,8 +42,11 @@ class SearchBudget:
 
     def more(self, done: int, clock: Deadline) -> bool:
         """Whether another iteration starts after ``done`` of them on ``clock``: the time is
-        checked between iterations, so a move overruns by at most one."""
+        checked between iterations, so a move overruns by at most one. A stop asked from
+        outside (``agents.common.budget.stop_when``) ends the search the same way."""
         if self.iterations is not None and done >= self.iterations:
+            return False
+        if clock.passed():
             return False
         return self.seconds is None or clock.elapsed() < self.seconds
 
