@@ -39,7 +39,7 @@ from scripts.arena import (  # noqa: E402
 from tbw_envs.core.contract import short_repr  # noqa: E402
 from tbw_envs.games import game_names  # noqa: E402
 
-LADDER_FILES = ("games.jsonl", "ladder.png")
+LADDER_FILES = ("games.jsonl", "games.manifest.json", "ladder.png")
 # The messages of agents.arena.ladder name API arguments; the command line names its options.
 LADDER_OPTIONS = (("games_per_opponent", "--games"), ("candidate", "--agent"))
 
@@ -147,8 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     print(result.table())
     out: Path = run["out"]
     out.mkdir(parents=True, exist_ok=True)
-    result.write_games(out / "games.jsonl")
-    written = ["games.jsonl"]
+    manifest = result.write_games(out / "games.jsonl")
+    written = ["games.jsonl", manifest.name]
     try:
         result.plot(out / "ladder.png")
         written.append("ladder.png")

@@ -9,10 +9,17 @@ both layouts) and checked against everything it claims: the seeds derive from th
 (the pair's seed, each seat's agent seed, Junqi's random layouts), the first opening_plies moves
 are the random opening of the pair's seed, every action is legal, the state after every ply has
 the recorded digest (agents.arena.DIGEST_SCHEME), the result, end reason and ply count match, and
-the digest of the whole record (which binds the agents to their seats) matches. With a whole
-file, the two games of each pair must swap seats. The first mismatch of a record is printed
-with its index and the ply, and the exit code is 1. Records of format /1 carry no digests: they
-are checked as far as they allow, and the summary says so (--require-digests fails them).
+the digest of the whole record (which binds the agents to their seats) matches; a digest field
+edited by itself (digests.start, a digests.plies entry, digests.final, and with the file's
+manifest digests.record) is named as that field. With a whole file, the two games of each pair
+must swap seats, and the file must be complete: the manifest the arena and the ladder write
+beside it (games.manifest.json: the count, each record's game id and digest, in order, and a
+digest over them) names each record that is missing, doubled, out of order, changed or added,
+and an edited manifest. A file without a manifest is verified record by record, and the
+summary says completeness was not checked.
+The first mismatch of a record is printed with its index and the ply, and the exit code is 1.
+Records of format /1 carry no digests: they are checked as far as they allow, and the summary
+says so (--require-digests fails them).
 Junqi boards are drawn omniscient (both sides' pieces). The checks are agents.arena.replay's;
 this script is their command line.
 """
@@ -28,6 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agents.arena.completeness import read_manifest  # noqa: E402
 from agents.arena.gif import GIF_FRAMES, write_gif  # noqa: E402
 from agents.arena.record_shape import check_record_shape, has_digests, record_name  # noqa: E402
 from agents.arena.records import (  # noqa: E402
@@ -35,6 +43,7 @@ from agents.arena.records import (  # noqa: E402
     MalformedRecord,
     ReplayMismatch,
     load_records,
+    manifest_path,
 )
 from agents.arena.replay import digest_note, replay, verify_records  # noqa: E402
 from tbw_envs.core.contract import short_repr  # noqa: E402
@@ -89,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game-index", type=int, default=None,
                         help="which record to show (0-based line order; -1 the last; default 0)")
     parser.add_argument("--verify", action="store_true",
-                        help="check every record (or only --game-index) and print a summary")
+                        help="check every record (or only --game-index) and, with the manifest "
+                             "beside the file, that it is complete; print a summary")
     parser.add_argument("--require-digests", action="store_true",
                         help="with --verify, fail records without digests (format /1)")
     parser.add_argument("--text", action="store_true",
@@ -122,12 +132,28 @@ def main(argv: list[str] | None = None) -> int:
     status = 0
     note = digest_note(records)
     if args.verify and args.game_index is None:
-        problems = verify_records(records)
+        problems, manifest, unreadable = [], None, False
+        try:
+            manifest = read_manifest(args.records)
+        except OSError as exc:
+            unreadable = True
+            problems.append(f"{manifest_path(args.records)}: cannot be read ({exc.strerror}); "
+                            f"completeness not checked")
+        except MalformedRecord as exc:
+            unreadable = True
+            problems.append(f"{exc}; completeness not checked")
+        problems += verify_records(records, manifest)
         if args.require_digests and note:
             problems.append(f"--require-digests: {note}")
         for problem in problems:
             print(f"MISMATCH {problem}", file=sys.stderr)
         verdict = "all match" if not problems else f"{len(problems)} mismatch(es)"
+        if manifest is None and not unreadable:
+            verdict += (f"; completeness not checked: there is no "
+                        f"{manifest_path(args.records).name} beside it, so a record removed, "
+                        f"doubled or reordered would not show")
+        elif not problems:
+            verdict += f", and the file is complete ({manifest.name} lists these records in order)"
         print(f"verified {len(records)} records from {args.records}: {verdict}")
         if note and not args.require_digests:
             print(f"note: {note}")

@@ -10,7 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from tbw_envs.core.contract import is_integer, kind_of, short_repr
+from tbw_envs.core.contract import (
+    OPENING_FRACTION,
+    is_integer,
+    kind_of,
+    opening_plies_cap,
+    short_repr,
+)
 from tbw_envs.games import GAMES, get_game
 
 # - games: at most MAX_GAMES in one round robin (all pairings, after rounding up to even) or one
@@ -27,13 +33,14 @@ MAX_BOOTSTRAP = 10_000
 #   allows (``max_opening_plies``): TBW ``max_turns`` x all units (each unit acts once a turn),
 #   Junqi ``ply_cap`` (or ``total_ply_limit`` if lower). duel_5v5_8x8: 40 x 10 / 4 = 100; ccgc:
 #   2000 / 4 = 500. The opening also stops before a ply that would end the game
-#   (``random_opening(stop_before_end=True)``), so the agents always play.
-OPENING_FRACTION = 4
+#   (``random_opening(stop_before_end=True)``), so the agents always play. The cap is
+#   ``tbw_envs.core.contract.opening_plies_cap``, which the single-agent envs and train_ppo.py
+#   share.
 
 # The files a run writes in its folder (``RoundRobinResult.write``; the journal while it runs,
 # ``agents.arena.journal``).
 OUTPUT_FILES = ("results.json", "games.csv", "pairings.csv", "ratings.csv", "games.jsonl",
-                "arena.png", "journal.jsonl")
+                "games.manifest.json", "arena.png", "journal.jsonl")
 
 
 class ArenaInputError(ValueError):
@@ -126,7 +133,7 @@ def longest_game_plies(game: str, variant: str) -> tuple[int, str]:
 def max_opening_plies(game: str, variant: str) -> int:
     """The cap on random opening plies: a quarter (``1 / OPENING_FRACTION``) of the longest
     game ``variant`` allows, at least 1."""
-    return max(1, longest_game_plies(game, variant)[0] // OPENING_FRACTION)
+    return opening_plies_cap(longest_game_plies(game, variant)[0])
 
 
 def check_opening_plies(game: str, variant: str, opening_plies: Any) -> int:

@@ -11,6 +11,12 @@ h_0 and h_n in full ("start", "final"), the first PLY_DIGEST_HEX hex digits of e
 record but that field (canonical JSON): it binds the agents to their seats, the seeds, the
 opening and the result to the moves. The digests catch any edit or corruption and a replay under
 changed rules; they are not a signature (whoever edits a record can recompute them).
+
+A whole ``games.jsonl`` is bound by its manifest (``games.manifest.json`` beside it, written with
+it by ``records.write_records``): the count of its records, each record's ``[game id, record
+digest]`` in file order, and "digest", the SHA-256 of the canonical JSON of the format, the
+count and that list. It catches a record removed, doubled, reordered or added, and an edited
+manifest; like the record digests it is not a signature.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from tbw_envs.games import get_game
 
 DIGEST_SCHEME = "sha256-chain/1"
 PLY_DIGEST_HEX = 16
+MANIFEST_FORMAT = "tbw-envs-arena-manifest/1"
 
 
 @lru_cache(maxsize=16)
@@ -45,11 +52,15 @@ class DigestChain:
 
     def step(self, action: int, state: Any) -> str:
         """Digest the ply ``action`` that led to ``state``; returns its short hex digest."""
-        self.value = hashlib.sha256(self.value + str(int(action)).encode("ascii") + b"\0"
-                                    + self.state_encoding(state)).digest()
+        self.value = self.next_value(action, state)
         short = self.value[:PLY_DIGEST_HEX // 2]
         self.plies += short
         return short.hex()
+
+    def next_value(self, action: int, state: Any) -> bytes:
+        """The h_k the ply ``action`` that led to ``state`` would give, the chain unchanged."""
+        return hashlib.sha256(self.value + str(int(action)).encode("ascii") + b"\0"
+                              + self.state_encoding(state)).digest()
 
     @property
     def final(self) -> str:
@@ -68,3 +79,19 @@ def record_digest(record: dict[str, Any]) -> str:
     if isinstance(digests, dict):
         body["digests"] = {key: value for key, value in digests.items() if key != "record"}
     return hashlib.sha256(canonical_json(body)).hexdigest()
+
+
+def manifest_entry(record: dict[str, Any]) -> list[Any]:
+    """What a file's manifest lists for ``record``: ``[game id, record_digest]``."""
+    return [record.get("game_id"), record_digest(record)]
+
+
+def manifest_digest(entries: list[list[Any]]) -> str:
+    """SHA-256 of the canonical JSON of the manifest format, the count and ``entries``."""
+    return hashlib.sha256(canonical_json([MANIFEST_FORMAT, len(entries), entries])).hexdigest()
+
+
+def manifest_of(entries: list[list[Any]]) -> dict[str, Any]:
+    """The manifest of a file whose records have these ``manifest_entry`` values, in order."""
+    return {"format": MANIFEST_FORMAT, "count": len(entries), "digest": manifest_digest(entries),
+            "records": entries}

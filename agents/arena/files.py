@@ -20,15 +20,18 @@ if TYPE_CHECKING:
 def write_result(result: RoundRobinResult, out_dir: str | Path, command: str | None = None,
                  chart: bool = True, overwrite: bool = True) -> dict[str, Path]:
     """``results.json``, ``games.csv``, ``pairings.csv``, ``ratings.csv``, ``games.jsonl``
-    and (with ``chart``, which needs matplotlib) ``arena.png`` in ``out_dir``; returns the
-    paths. The folder is checked first (``check_out_dir``): with ``overwrite=False`` a folder
-    that holds anything but the run's journal is refused. The journal (``result.journal``) is
-    removed once the files are written."""
+    with its manifest ``games.manifest.json`` and (with ``chart``, which needs matplotlib)
+    ``arena.png`` in ``out_dir``; returns the paths. The folder is checked first
+    (``check_out_dir``): with ``overwrite=False`` a folder that holds anything but the run's
+    journal is refused. The journal (``result.journal``) is removed once the files are written:
+    a resumed run's games are all in ``result.games`` by then, so the manifest, written from
+    the same records as ``games.jsonl``, describes the whole file."""
     out = check_out_dir(out_dir, overwrite or holds_only(out_dir, result.journal))
     out.mkdir(parents=True, exist_ok=True)
     paths = {name: out / name for name in ("results.json", "games.csv", "pairings.csv",
                                            "ratings.csv", "games.jsonl")}
-    write_records(result.games, paths["games.jsonl"])
+    manifest = write_records(result.games, paths["games.jsonl"])
+    paths[manifest.name] = manifest
     write_games_csv(result, paths["games.csv"])
     write_pairings_csv(result, paths["pairings.csv"])
     write_ratings_csv(result, paths["ratings.csv"])

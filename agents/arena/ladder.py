@@ -89,9 +89,10 @@ class LadderResult:
                      f"{self.games} games")
         return "\n".join(lines)
 
-    def write_games(self, path: str | Path) -> None:
-        """Every game as ``games.jsonl`` (``scripts/replay.py`` replays and verifies it)."""
-        write_records(self.records, Path(path))
+    def write_games(self, path: str | Path) -> Path:
+        """Every game as ``games.jsonl``, with its manifest beside it (``scripts/replay.py``
+        replays and verifies both); returns the manifest's path."""
+        return write_records(self.records, Path(path))
 
     def plot(self, path: str | Path) -> None:
         """The pool's pinned ratings as points and the candidate's rating with its 95%

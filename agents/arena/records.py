@@ -1,5 +1,5 @@
-"""A finished round-robin game and its record: one line of ``games.jsonl`` (written here, read
-back by ``load_records``), and the position a record starts from."""
+"""A finished round-robin game and its record: one line of ``games.jsonl`` (written here with the
+file's manifest, read back by ``load_records``), and the position a record starts from."""
 
 from __future__ import annotations
 
@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.arena.digests import DIGEST_SCHEME, ply_digest_list, record_digest
+from agents.arena.digests import (
+    DIGEST_SCHEME,
+    manifest_entry,
+    manifest_of,
+    ply_digest_list,
+    record_digest,
+)
 from tbw_envs.core.contract import short_repr
 from tbw_envs.games import GAMES, get_game
 
@@ -22,6 +28,7 @@ RECORD_FORMATS = ("tbw-envs-arena-game/1", RECORD_FORMAT)
 # A record names its variant under every game's key ("scenario", "rules"), null but for its own.
 VARIANT_KEYS = tuple(game.variant_flag for game in GAMES.values())
 MAX_LINE_BYTES = 64 * 2**20  # one record; a 1,000,000-ply game with its digests is ~25 MB
+MANIFEST_SUFFIX = ".manifest.json"  # games.jsonl's manifest is games.manifest.json
 
 
 class ReplayMismatch(ValueError):
@@ -178,24 +185,41 @@ def replay_record(record: dict[str, Any]) -> Any:
     return state
 
 
-def write_records(games: Iterable[ArenaGame], path: Path) -> None:
-    """``games`` as JSON lines, one record each (``load_records`` reads them back)."""
+def manifest_path(path: str | Path) -> Path:
+    """The manifest beside the records file ``path`` (``games.jsonl``: ``games.manifest.json``)."""
+    path = Path(path)
+    return path.with_name(path.stem + MANIFEST_SUFFIX)
+
+
+def write_records(games: Iterable[ArenaGame], path: Path) -> Path:
+    """``games`` as JSON lines, one record each (``load_records`` reads them back), and the
+    manifest of those lines beside them (``manifest_path``; ``agents.arena.digests``), built
+    from the records as written; returns the manifest's path. An old manifest is removed
+    first, so a write cut short leaves none rather than one of another file."""
+    manifest = manifest_path(path)
+    manifest.unlink(missing_ok=True)
+    entries = []
     with path.open("w", encoding="utf-8") as handle:
         for g in games:
-            handle.write(json.dumps(g.to_record(), separators=(",", ":")) + "\n")
+            record = g.to_record()
+            handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+            entries.append(manifest_entry(record))
+    manifest.write_text(json.dumps(manifest_of(entries)) + "\n", encoding="utf-8")
+    return manifest
 
 
-def load_records(path: str | Path) -> list[dict[str, Any]]:
+def load_records(path: str | Path, name: str | None = None) -> list[dict[str, Any]]:
     """The records of a JSON-lines file, one per non-empty line. Raises ``MalformedRecord``
-    naming the line for text that is not UTF-8, not JSON, nested too deeply, too long or not an
-    object (``OSError`` if the file cannot be read)."""
+    naming the line (and the file as ``name``, default ``path``) for text that is not UTF-8, not
+    JSON, nested too deeply, too long or not an object (``OSError`` if the file cannot be
+    read)."""
     records = []
     with Path(path).open("rb") as handle:
         for line_number in range(1, sys.maxsize):
             raw = handle.readline(MAX_LINE_BYTES + 1)
             if not raw:
                 break
-            where = f"{path}, line {line_number}"
+            where = f"{path if name is None else name}, line {line_number}"
             if len(raw) > MAX_LINE_BYTES:
                 raise MalformedRecord(f"{where}: longer than {MAX_LINE_BYTES:,} bytes")
             try:

@@ -5,17 +5,21 @@ checked against everything it claims: the seeds derive from the round robin's (t
 each seat's agent seed, random layouts), the first opening_plies moves are the random opening of
 the pair's seed, every action is legal, the state after every ply has the recorded digest
 (``agents.arena.digests``), the result, end reason and ply count match, and the digest of the
-whole record (which binds the agents to their seats) matches. With a whole file, the two games of
-each pair must swap seats. Records of format /1 carry no digests: they are checked as far as
-they allow (``digest_note`` says so).
+whole record (which binds the agents to their seats) matches. A digest that differs while the
+next one matches the replay (the next ply's, or the final one) was edited by itself, and the
+message names that digest field rather than the move or the start. With a whole file, the two
+games of each pair must swap seats, and with the file's manifest (``agents.arena.completeness``)
+no record may be missing, doubled, out of order, changed or added. Records of format /1 carry
+no digests: they are checked as far as they allow (``digest_note`` says so).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
-from agents.arena.digests import DigestChain, record_digest
+from agents.arena.completeness import Manifest, completeness_problems, listed_digests
+from agents.arena.digests import PLY_DIGEST_HEX, DigestChain, record_digest
 from agents.arena.openings import random_opening
 from agents.arena.record_shape import check_record_shape, has_digests, record_name
 from agents.arena.records import (
@@ -102,16 +106,45 @@ def check_opening(record: dict[str, Any], state: Any,
                    f"{len(expected)}")
 
 
+def replayed_result(state: Any, plies: int) -> dict[str, Any]:
+    """A record's "result" as the replay gives it (``state``: the final one, after ``plies``
+    actions)."""
+    returns = [float(r) for r in state.returns()]
+    winner = None if returns[0] == returns[1] else (0 if returns[0] > returns[1] else 1)
+    return {"returns": returns, "winner": winner, "end_reason": str(state.end_reason),
+            "plies": plies}
+
+
+def next_digest_matches(record: dict[str, Any], chain: DigestChain, state: Any,
+                        ply: int) -> bool:
+    """Whether the record's digest after ply ``ply`` (digests.plies[ply], or digests.final after
+    the last ply) is the one the replay gives from ``chain`` and ``state``, the replay's own
+    after ``ply`` plies. If it is, a differing digest of ply ``ply`` was edited by itself: an
+    action or a start that differs changes every digest after it."""
+    digests, actions = record["digests"], record["actions"]
+    if ply == len(actions):
+        return chain.final == digests["final"]
+    action = actions[ply]
+    if ply >= len(digests["plies"]) or state.is_terminal() or action not in state.legal_actions():
+        return False
+    after = state.clone()
+    after.apply(action)
+    return chain.next_value(action, after)[:PLY_DIGEST_HEX // 2].hex() == digests["plies"][ply]
+
+
 def replay(record: dict[str, Any], index: int | None = None,
-           on_ply: Callable[[int, Any], None] | None = None) -> Any:
+           on_ply: Callable[[int, Any], None] | None = None,
+           written_digests: Collection[str] = ()) -> Any:
     """Replay ``record`` through the game core, checking everything it claims (see the module
     docstring); returns the final state.
 
-    ``on_ply(ply, state)`` is called with the start (ply 0) and after every action. Raises
+    ``on_ply(ply, state)`` is called with the start (ply 0) and after every action.
+    ``written_digests``: the record digests its file's manifest lists (a record that hashes to
+    one is as it was written, so a differing digests.record was edited by itself). Raises
     ``MalformedRecord`` for a field missing or of the wrong type, and ``ReplayMismatch`` naming
     the record and the first mismatch (with its ply): seeds, the start, the opening, an illegal
     action, a state digest, a game that ends too early or too late, the result, end reason or
-    ply count, or the digest of the whole record.
+    ply count, or a digest field edited by itself or the digest of the whole record.
     """
     check_record_shape(record, index)
     name = record_name(record, index)
@@ -128,6 +161,10 @@ def replay(record: dict[str, Any], index: int | None = None,
         raise fail(f"cannot build the starting position: {exc}") from None
     chain = DigestChain(game, record[get_game(game).variant_flag], state)
     if digests is not None and chain.start != digests["start"]:
+        if next_digest_matches(record, chain, state, 0):
+            raise fail(f"digests.start differs from the replay ({digests['start'][:16]}... "
+                       f"recorded, {chain.start[:16]}... replayed), but the digest after it "
+                       f"matches: digests.start was edited, not the starting position")
         raise fail(f"the starting position differs from the recorded one (digests.start "
                    f"{digests['start'][:16]}..., the replay gives {chain.start[:16]}...): the "
                    f"scenario or rule set, or the layouts, changed")
@@ -148,6 +185,11 @@ def replay(record: dict[str, Any], index: int | None = None,
         state.apply(action)
         digest = chain.step(action, state)
         if ply <= len(ply_digests) and ply_digests[ply - 1] != digest:
+            if next_digest_matches(record, chain, state, ply):
+                raise fail(f"digests.plies[{ply - 1}] (ply {ply}) differs from the replay "
+                           f"({ply_digests[ply - 1]} recorded, {digest} replayed), but the "
+                           f"digest after it matches: digests.plies[{ply - 1}] was edited, not "
+                           f"the move")
             raise fail(f"ply {ply}: the state digest differs (the record says "
                        f"{ply_digests[ply - 1]}, the replay gives {digest}): action {action} "
                        f"is not the move that was played, or the rules changed")
@@ -156,10 +198,7 @@ def replay(record: dict[str, Any], index: int | None = None,
     if not state.is_terminal():
         raise fail(f"the record's {len(actions)} actions end, but the game is not over")
     expected = record["result"]
-    returns = [float(r) for r in state.returns()]
-    winner = None if returns[0] == returns[1] else (0 if returns[0] > returns[1] else 1)
-    found = {"returns": returns, "winner": winner, "end_reason": str(state.end_reason),
-             "plies": len(actions)}
+    found = replayed_result(state, len(actions))
     for key in ("returns", "winner", "end_reason", "plies"):
         want = expected[key]
         if key == "returns":
@@ -171,14 +210,22 @@ def replay(record: dict[str, Any], index: int | None = None,
         if len(ply_digests) != len(actions):
             raise fail(f"digests.plies has {len(ply_digests)} entries for {len(actions)} plies")
         if chain.final != digests["final"]:
-            raise fail(f"the final state digest differs (digests.final "
-                       f"{digests['final'][:16]}..., the replay gives {chain.final[:16]}...)")
+            # Every ply digest matched, the last one (or the start's) a prefix of the final.
+            raise fail(f"digests.final differs from the replay ({digests['final'][:16]}... "
+                       f"recorded, {chain.final[:16]}... replayed), but every ply digest "
+                       f"matches: digests.final was edited, not the game")
         recomputed = record_digest(record)
         if recomputed != digests["record"]:
+            if recomputed in written_digests:
+                raise fail(f"digests.record differs ({digests['record'][:16]}... recorded, "
+                           f"{recomputed[:16]}... recomputed), but the record hashes to the "
+                           f"digest its file's manifest lists: digests.record was edited, not "
+                           f"the record")
             raise fail(f"digests.record differs (the record says {digests['record'][:16]}..., "
-                       f"recomputed {recomputed[:16]}...): a field was edited after the game "
-                       f"was written (the agents or their seats, specs, seeds, opening or "
-                       f"result; the moves and states match)")
+                       f"recomputed {recomputed[:16]}...): a field it binds was edited after "
+                       f"the game was written (the agents or their seats, specs, seeds, "
+                       f"opening or result; the moves and states match), or digests.record "
+                       f"itself was")
     return state
 
 
@@ -212,9 +259,13 @@ def check_pairs(records: list[dict[str, Any]]) -> list[str]:
     return problems
 
 
-def verify_records(records: list[dict[str, Any]]) -> list[str]:
-    """Check every record's shape, then replay each well-formed one and check the pairs; the
-    problems, each naming its record and the first mismatch (empty when all match)."""
+def verify_records(records: list[dict[str, Any]],
+                   manifest: Manifest | None = None) -> list[str]:
+    """Check every record's shape, then replay each well-formed one and check the pairs, and
+    with the file's ``manifest`` that the file is complete (``completeness_problems``); the
+    problems, each naming its record and the first mismatch (empty when all match). Without a
+    manifest, records removed, doubled or reordered go unnoticed."""
+    written = set() if manifest is None else listed_digests(manifest)
     problems = []
     well_formed = []
     for index, record in enumerate(records):
@@ -225,11 +276,13 @@ def verify_records(records: list[dict[str, Any]]) -> list[str]:
             problems.append(str(exc))
     for index in well_formed:
         try:
-            replay(records[index], index)
+            replay(records[index], index, written_digests=written)
         except ReplayMismatch as exc:
             problems.append(str(exc))
     if len(well_formed) == len(records):
         problems += check_pairs(records)
+    if manifest is not None:
+        problems += completeness_problems(records, manifest)
     return problems
 
 

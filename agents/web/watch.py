@@ -2,21 +2,28 @@
 
 The server is given one folder (``scripts/serve.py --runs``); the page names files by their
 path relative to it, and a path that leads outside it (``..``, an absolute path, a link that
-points elsewhere) is refused. A game is replayed through the game core
-(``agents.arena.replay``, which checks every move and digest), and its positions are built per
-ply for the view asked for: either player's (what that player knew) or everything.
+points elsewhere) is refused; messages name files by that relative path too, and no absolute
+path of the server is sent (``RunFolder.public``: not in a message, nor a scenario a record
+names by path). A game is replayed through the game core (``agents.arena.replay``,
+which checks every move and digest), and its positions are built per ply for the view asked
+for: either player's (what that player knew) or everything. A game's result is sent only from
+its replay: the list of a file's games carries the result of those replayed so far (kept with
+the file's records), never what a record claims.
 """
 
 from __future__ import annotations
 
+import posixpath
+import re
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agents.arena.journal import records_of
 from agents.arena.records import load_records
-from agents.arena.replay import replay
+from agents.arena.replay import replay, replayed_result
 from agents.web.play import PlayError
 from agents.web.views import action_words, board_json, position_json, revealed_json
 from tbw_envs.core.contract import is_integer, short_repr
@@ -28,6 +35,18 @@ RECORD_FILE = "games.jsonl"
 VIEWS = ("all", "0", "1")
 MAX_FILES = 1000
 MAX_DEPTH = 4
+# An absolute path in a message: a "/" that starts a word, up to a space or a quote.
+ABSOLUTE_PATH = re.compile(r"(?<![\w.])/[^\s'\"]+")
+
+
+@dataclass
+class LoadedFile:
+    """A games file as read, and what replaying its games found, by index: the result the
+    replay gave, or why the game does not replay."""
+
+    records: list[dict[str, Any]]
+    results: dict[int, dict[str, Any]] = field(default_factory=dict)
+    problems: dict[int, str] = field(default_factory=dict)
 
 
 class RunFolder:
@@ -37,9 +56,29 @@ class RunFolder:
         # A games.jsonl file stands for the folder it is in.
         path = Path(root).resolve()
         self.root = path.parent if path.is_file() else path
-        self._cache: OrderedDict[tuple[Path, float], list[dict[str, Any]]] = OrderedDict()
+        # By (path, modification time in ns, size): a file written again is read again.
+        self._cache: OrderedDict[tuple[Path, int, int], LoadedFile] = OrderedDict()
         self._cache_files = cache_files
         self._lock = threading.Lock()
+
+    def shown(self, path: Path) -> str:
+        """How messages name ``path``: relative to the runs folder."""
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return path.name
+
+    def public(self, text: str) -> str:
+        """``text`` with no absolute path of the server in it: a path inside the runs folder
+        made relative to it, any other (a record may name its scenario or rule set by path, and
+        a message may cut one short) cut to ``.../`` and its last part."""
+        root = str(self.root) + "/"
+
+        def shown(match: re.Match[str]) -> str:
+            path = match.group()
+            return path[len(root):] if path.startswith(root) else f".../{posixpath.basename(path)}"
+
+        return ABSOLUTE_PATH.sub(shown, text)
 
     # ------------------------------------------------------------------ files
     def files(self) -> list[str]:
@@ -69,7 +108,7 @@ class RunFolder:
                 elif entry.is_file() and entry.suffix == ".jsonl":
                     found.append((entry.stat().st_mtime,
                                   entry.relative_to(self.root).as_posix()))
-            except OSError:
+            except (OSError, RuntimeError):  # RuntimeError: a link that leads to itself
                 continue
 
     def resolve(self, relative: Any) -> Path:
@@ -82,7 +121,11 @@ class RunFolder:
         if candidate.is_absolute() or ".." in candidate.parts:
             raise PlayError(f"file {short_repr(relative)}: only paths inside the runs folder are "
                             f"served", status=403)
-        path = (self.root / candidate).resolve()
+        try:
+            path = (self.root / candidate).resolve()
+        except (OSError, RuntimeError):  # a link that leads to itself
+            raise PlayError(f"no games file {short_repr(relative)} in the runs folder (a link "
+                            f"that cannot be followed)", status=404) from None
         if not path.is_relative_to(self.root):
             raise PlayError(f"file {short_repr(relative)}: only paths inside the runs folder "
                             f"are served", status=403)
@@ -94,44 +137,59 @@ class RunFolder:
         return path
 
     def records(self, relative: Any) -> list[dict[str, Any]]:
+        return self.loaded(relative).records
+
+    def loaded(self, relative: Any) -> LoadedFile:
+        """The file ``relative`` names, read (or as read before, if it has not changed)."""
         path = self.resolve(relative)
-        key = (path, path.stat().st_mtime)
-        with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
+        shown = self.shown(path)
         try:
-            records = records_of(load_records(path))
+            stat = path.stat()
+            key = (path, stat.st_mtime_ns, stat.st_size)
+            with self._lock:
+                if key in self._cache:
+                    self._cache.move_to_end(key)
+                    return self._cache[key]
+            loaded = LoadedFile(records_of(load_records(path, name=shown)))
+        except OSError as exc:
+            raise PlayError(f"{shown}: cannot be read ({exc.strerror or type(exc).__name__})",
+                            status=500) from None
         except ValueError as exc:
-            raise PlayError(f"{relative}: {exc}") from None
+            raise PlayError(self.public(str(exc))) from None
         with self._lock:
-            self._cache[key] = records
+            self._cache[key] = loaded
             while len(self._cache) > self._cache_files:
                 self._cache.popitem(last=False)
-        return records
+        return loaded
 
     # ------------------------------------------------------------------ games
     def games(self, relative: Any) -> list[dict[str, Any]]:
-        """One line per game of the file: what the page lists to choose from."""
+        """One line per game of the file: what the page lists to choose from. A game's
+        "result" is the one its replay gave (null until it has been replayed: a record's own
+        claim is never sent), "problem" why it does not replay (null if it does or has not
+        been tried)."""
+        loaded = self.loaded(relative)
         out = []
-        for index, record in enumerate(self.records(relative)):
-            game = record.get("game")
+        with self._lock:
+            results, problems = dict(loaded.results), dict(loaded.problems)
+        for index, record in enumerate(loaded.records):
+            game = record.get("game") if isinstance(record, dict) else None
             if game not in GAMES:
                 continue
-            result = record.get("result") if isinstance(record.get("result"), dict) else {}
+            variant = record.get(get_game(game).variant_flag)
             out.append({
                 "index": index, "game": game, "game_id": record.get("game_id"),
-                "variant": record.get(get_game(game).variant_flag),
-                "agents": record.get("agents"), "winner": result.get("winner"),
-                "end_reason": result.get("end_reason"), "plies": result.get("plies"),
-                "thinking": "thinking" in record,
+                "variant": self.public(variant) if isinstance(variant, str) else variant,
+                "agents": record.get("agents"), "result": results.get(index),
+                "problem": problems.get(index), "thinking": "thinking" in record,
             })
         return out
 
     def game(self, relative: Any, index: Any, view: Any = "all") -> dict[str, Any]:
         """Game ``index`` of the file, replayed: the board, and per ply the position in
         ``view`` ("all", or "0" / "1" for that player's knowledge) with the move in words."""
-        records = self.records(relative)
+        loaded = self.loaded(relative)
+        records = loaded.records
         if isinstance(index, bool) or not is_integer(index) or not 0 <= int(index) < len(records):
             raise PlayError(f"game must be an index 0 to {len(records) - 1}, got "
                             f"{short_repr(index)}", status=404)
@@ -139,7 +197,7 @@ class RunFolder:
         if view not in VIEWS:
             raise PlayError(f"view must be one of {list(VIEWS)}, got {short_repr(view)}")
         record = records[int(index)]
-        game = record.get("game")
+        game = record.get("game") if isinstance(record, dict) else None
         if game not in GAMES:
             raise PlayError(f"game {index} is of an unknown game {short_repr(game)}")
         frames: list[dict[str, Any]] = []
@@ -153,12 +211,18 @@ class RunFolder:
             frames.append(position)
 
         try:
-            replay(record, int(index), on_ply=on_ply)
+            final = replay(record, int(index), on_ply=on_ply)
         except ValueError as exc:
-            raise PlayError(f"game {index} does not replay: {exc}") from None
+            problem = self.public(str(exc))
+            with self._lock:
+                loaded.problems[int(index)] = problem
+            raise PlayError(f"game {index} does not replay: {problem}") from None
+        result = replayed_result(final, len(actions))
+        with self._lock:
+            loaded.results[int(index)] = result
         description = get_game(game)
         return {
-            "game": game, "agents": record.get("agents"), "result": record.get("result"),
+            "game": game, "agents": record.get("agents"), "result": result,
             "view": view,
             "board": board_json(game, record[description.variant_flag]),
             "frames": frames, "thinking": record.get("thinking"),

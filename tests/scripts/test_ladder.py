@@ -30,7 +30,8 @@ def test_ladder_cli_writes_the_games_the_chart_and_the_json(tmp_path, ladder_fil
     assert data["agent"] == "greedy" and data["games"] == 4
     assert data["elo_low"] <= data["elo"] <= data["elo_high"]
     assert set(data["scores"]) == {"random", "greedy"}
-    assert sorted(p.name for p in out.iterdir()) == ["games.jsonl", "ladder.png"]
+    assert sorted(p.name for p in out.iterdir()) == ["games.jsonl", "games.manifest.json",
+                                                     "ladder.png"]
     assert "rating:" in capsys.readouterr().out
 
 

@@ -17,6 +17,7 @@ from agents.arena import (
     RECORD_FORMATS,
     record_start_state,
 )
+from agents.arena.records import manifest_path
 from scripts import replay as replay_cli
 from tests.helpers.arena_runs import OPENING
 
@@ -97,17 +98,20 @@ TAMPERS = {
         "digests.record differs"),
     "ply-digest-edited": (
         lambda r: r["digests"]["plies"].__setitem__(5, flip_hex(r["digests"]["plies"][5])),
-        "ply 6: the state digest differs"),
+        "digests.plies[5] (ply 6) differs from the replay"),
+    "last-ply-digest-edited": (
+        lambda r: r["digests"]["plies"].__setitem__(-1, flip_hex(r["digests"]["plies"][-1])),
+        "was edited, not the move"),
     "ply-digest-appended": (
         lambda r: r["digests"]["plies"].append("0" * 16), "digests.plies has"),
     "last-ply-digest-dropped": (
         lambda r: r["digests"]["plies"].pop(), "digests.plies has"),
     "start-digest-edited": (
         lambda r: r["digests"].update(start=flip_hex(r["digests"]["start"])),
-        "the starting position differs from the recorded one"),
+        "digests.start was edited, not the starting position"),
     "final-digest-edited": (
         lambda r: r["digests"].update(final=flip_hex(r["digests"]["final"])),
-        "the final state digest differs"),
+        "digests.final was edited, not the game"),
     "record-digest-edited": (
         lambda r: r["digests"].update(record=flip_hex(r["digests"]["record"])),
         "digests.record differs"),
@@ -181,6 +185,125 @@ def test_labels_swapped_in_one_game_of_a_pair_are_caught_even_without_digests(
     problems = replay_cli.verify_records(records)
     assert len(problems) == 1 and "do not swap seats" in problems[0]
     assert replay_cli.main([str(write(tmp_path / "v1.jsonl", records)), "--verify"]) == 1
+
+
+# ---------------------------------------------------------------------- digests edited alone
+
+
+@pytest.mark.parametrize("game", ["tbw", "junqi"])
+def test_each_ply_digest_edited_alone_is_named_as_that_digest(opening_runs, game):
+    record = load(opening_runs, game)[0]
+    plies = len(record["digests"]["plies"])
+    for ply in range(1, plies + 1):
+        edited = copy.deepcopy(record)
+        edited["digests"]["plies"][ply - 1] = flip_hex(edited["digests"]["plies"][ply - 1])
+        with pytest.raises(replay_cli.ReplayMismatch) as info:
+            replay_cli.replay(edited)
+        message = str(info.value)
+        assert (f"digests.plies[{ply - 1}] (ply {ply}) differs from the replay" in message
+                and f"digests.plies[{ply - 1}] was edited, not the move" in message), message
+
+
+@pytest.mark.parametrize("game", ["tbw", "junqi"])
+def test_a_move_or_a_start_that_differs_is_still_named_as_the_move_or_the_start(opening_runs,
+                                                                                game):
+    record = load(opening_runs, game)[1]
+    moved = copy.deepcopy(record)
+    replace_with_other_legal_move(moved, len(moved["actions"]) - 1)
+    with pytest.raises(replay_cli.ReplayMismatch) as info:
+        replay_cli.replay(moved)
+    assert "the state digest differs" in str(info.value)
+    assert "is not the move that was played" in str(info.value)
+    if game == "junqi":  # another start: both layouts said chosen, then swapped
+        started = copy.deepcopy(record)
+        started["start"].update(layout_sources=["agent", "agent"])
+        started["start"]["layouts"].reverse()
+        with pytest.raises(replay_cli.ReplayMismatch,
+                           match="the starting position differs from the recorded one"):
+            replay_cli.replay(started)
+
+
+def test_an_edit_of_digests_record_alone_is_named_as_that_field(opening_runs, tmp_path, capsys):
+    # Alone, a record cannot tell an edit of digests.record from one of a field it binds; its
+    # file's manifest can, for it lists the digest the record hashes to.
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(opening_runs["tbw"].read_bytes())
+    manifest = manifest_path(opening_runs["tbw"])
+    manifest_path(path).write_bytes(manifest.read_bytes())
+    records = replay_cli.load_records(path)
+    records[0]["digests"]["record"] = flip_hex(records[0]["digests"]["record"])
+    write(path, records)
+    with pytest.raises(replay_cli.ReplayMismatch, match="or digests.record itself was"):
+        replay_cli.replay(records[0])
+    assert replay_cli.main([str(path), "--verify"]) == 1
+    err = capsys.readouterr().err
+    assert "MISMATCH record 0 " in err and ("the record hashes to the digest its file's "
+                                            "manifest lists: digests.record was edited") in err
+
+
+# ---------------------------------------------------------------------- completeness
+
+
+def copied_run(opening_runs, tmp_path, manifest: bool = True) -> Path:
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(opening_runs["tbw"].read_bytes())
+    if manifest:
+        manifest_path(path).write_bytes(manifest_path(opening_runs["tbw"]).read_bytes())
+    return path
+
+
+def test_a_whole_file_with_its_manifest_verifies_complete(opening_runs, tmp_path, capsys):
+    path = copied_run(opening_runs, tmp_path)
+    assert replay_cli.main([str(path), "--verify"]) == 0
+    out = capsys.readouterr().out
+    assert "all match, and the file is complete" in out and "not checked" not in out
+
+
+def test_a_lone_file_verifies_record_by_record_and_says_completeness_was_not_checked(
+        opening_runs, tmp_path, capsys):
+    path = copied_run(opening_runs, tmp_path, manifest=False)
+    records = replay_cli.load_records(path)
+    write(path, records[:1])  # a record removed: without the manifest nothing can tell
+    assert replay_cli.main([str(path), "--verify"]) == 0
+    out = capsys.readouterr().out
+    assert "verified 1 records" in out and "all match; completeness not checked" in out
+    assert "no games.manifest.json beside it" in out
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda rs: rs.pop(0), "record 0 is missing (game 0)"),
+    (lambda rs: rs.append(copy.deepcopy(rs[1])), "record 2 (game 1, 'tbw': 'random' v "
+                                                 "'greedy') appears twice: it repeats record 1"),
+    (lambda rs: rs.reverse(), "records 0 and 1 are out of order"),
+])
+def test_a_file_that_is_not_whole_fails_and_says_which_record(opening_runs, tmp_path, capsys,
+                                                             edit, message):
+    path = copied_run(opening_runs, tmp_path)
+    records = replay_cli.load_records(path)
+    edit(records)
+    write(path, records)
+    assert replay_cli.main([str(path), "--verify"]) == 1
+    captured = capsys.readouterr()
+    assert f"MISMATCH {message}" in captured.err and "mismatch(es)" in captured.out
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (lambda m: m.update(count=m["count"] + 1), "the manifest was edited: its count is 3"),
+    (lambda m: m["records"].reverse(), "the manifest was edited: its digest"),
+    ("{", "games.manifest.json: not JSON"),
+])
+def test_an_edited_or_broken_manifest_fails_verification(opening_runs, tmp_path, capsys, content,
+                                                         message):
+    path = copied_run(opening_runs, tmp_path)
+    if callable(content):
+        manifest = json.loads(manifest_path(path).read_text())
+        content(manifest)
+        content = json.dumps(manifest)
+    manifest_path(path).write_text(content)
+    assert replay_cli.main([str(path), "--verify"]) == 1
+    captured = capsys.readouterr()
+    assert message in captured.err and "completeness not checked" in captured.err
+    assert "Traceback" not in captured.err
 
 
 # ---------------------------------------------------------------------- records without digests

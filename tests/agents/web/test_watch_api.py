@@ -24,17 +24,99 @@ def runs_client(make_client, written_runs):
     return make_client(runs_dir=root), root
 
 
+def replayed_result(client, name, index):
+    """What the game view says the result of game ``index`` is (it replays the game)."""
+    response = client.get("/api/runs/game", params={"file": name, "index": index})
+    assert response.status_code == 200, response.json()
+    return response.json()["result"]
+
+
 def test_the_files_and_games_of_the_runs_folder(runs_client):
     client, root = runs_client
     files = client.get("/api/runs").json()["files"]
-    assert sorted(files) == ["junqi/games.jsonl", "tbw/games.jsonl"]
+    assert sorted(files) == ["junqi/games.jsonl", "tbw/games.jsonl"]  # the manifests aside
     for name in files:
-        games = client.get("/api/runs/games", params={"file": name}).json()["games"]
         records = [json.loads(line) for line in (root / name).read_text().splitlines()]
-        assert [g["plies"] for g in games] == [r["result"]["plies"] for r in records]
+        for index, record in enumerate(records):
+            result = replayed_result(client, name, index)
+            assert result == {key: record["result"][key]
+                              for key in ("returns", "winner", "end_reason", "plies")}
+        games = client.get("/api/runs/games", params={"file": name}).json()["games"]
+        assert [g["result"] for g in games] == [replayed_result(client, name, i)
+                                                for i in range(len(records))]
         assert [g["agents"] for g in games] == [r["agents"] for r in records]
     # A run folder stands for its games.jsonl.
     assert client.get("/api/runs/games", params={"file": "tbw"}).status_code == 200
+
+
+def test_the_games_list_gives_no_result_for_a_game_not_yet_replayed(make_client, tmp_path,
+                                                                    written_runs):
+    (tmp_path / "run").mkdir()
+    path = tmp_path / "run" / "games.jsonl"
+    path.write_bytes(written_runs["junqi"]["games.jsonl"].read_bytes())
+    client = make_client(runs_dir=tmp_path)
+    games = client.get("/api/runs/games", params={"file": "run"}).json()["games"]
+    assert len(games) == 2
+    for g in games:
+        assert g["result"] is None and g["problem"] is None
+        assert not {"winner", "end_reason", "plies"} & set(g)
+    result = replayed_result(client, "run", 1)
+    games = client.get("/api/runs/games", params={"file": "run"}).json()["games"]
+    assert games[0]["result"] is None and games[1]["result"] == result
+    # The file written again is read again: what was replayed before no longer counts.
+    path.write_bytes(path.read_bytes() + b"\n")
+    games = client.get("/api/runs/games", params={"file": "run"}).json()["games"]
+    assert [g["result"] for g in games] == [None, None]
+
+
+def test_a_claimed_result_that_does_not_replay_is_never_listed(make_client, tmp_path,
+                                                             written_runs):
+    records = [json.loads(line) for line in
+               written_runs["junqi"]["games.jsonl"].read_text().splitlines()]
+    claimed = records[0]["result"]
+    claimed.update(winner=None if claimed["winner"] is not None else 0,
+                   end_reason="resigned", plies=claimed["plies"] + 5)
+    (tmp_path / "claims.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    client = make_client(runs_dir=tmp_path)
+    first = client.get("/api/runs/games", params={"file": "claims.jsonl"}).json()["games"][0]
+    assert first["result"] is None and "resigned" not in json.dumps(first)
+    response = client.get("/api/runs/game", params={"file": "claims.jsonl", "index": 0})
+    assert response.status_code == 400 and "does not replay" in response.json()["error"]
+    first = client.get("/api/runs/games", params={"file": "claims.jsonl"}).json()["games"][0]
+    assert first["result"] is None and "result.winner differs" in first["problem"]
+
+
+@pytest.mark.input_contract
+def test_watch_errors_name_files_relative_to_the_runs_folder(make_client, tmp_path,
+                                                            written_runs):
+    root = tmp_path / "runs"
+    (root / "deep" / "er").mkdir(parents=True)
+    good = written_runs["tbw"]["games.jsonl"].read_text().splitlines()[0]
+    (root / "deep" / "er" / "bad.jsonl").write_text(good + "\n{not json\n")
+    os.symlink("loop.jsonl", root / "loop.jsonl")  # a link that leads to itself
+    # A record naming its scenario by a path on the server that is not there (any more).
+    moved = json.loads(good)
+    moved["scenario"] = str(root / "scenarios" / "gone.yaml")
+    (root / "moved.jsonl").write_text(json.dumps(moved) + "\n")
+    client = make_client(runs_dir=root)
+    listed = client.get("/api/runs")
+    assert listed.status_code == 200
+    assert sorted(listed.json()["files"]) == ["deep/er/bad.jsonl", "moved.jsonl"]
+    for params, status, words in [
+        ({"file": "deep/er/bad.jsonl"}, 400, "deep/er/bad.jsonl, line 2: not JSON"),
+        ({"file": "loop.jsonl"}, 404, "no games file 'loop.jsonl' in the runs folder"),
+    ]:
+        for route in ("/api/runs/games", "/api/runs/game"):
+            response = client.get(route, params={**params, "index": "0"})
+            error = response.json()["error"]
+            assert response.status_code == status and words in error, error
+            assert str(tmp_path) not in error and str(root) not in error
+    response = client.get("/api/runs/game", params={"file": "moved.jsonl", "index": "0"})
+    error = response.json()["error"]
+    assert response.status_code == 400 and "gone.yaml" in error, error
+    assert "/tmp/" not in error  # where tmp_path is, even cut short by the message
+    listed = client.get("/api/runs/games", params={"file": "moved.jsonl"}).json()["games"]
+    assert listed[0]["variant"] == "scenarios/gone.yaml"
 
 
 @pytest.mark.parametrize("view", ["all", "0", "1"])
@@ -170,7 +252,9 @@ def test_a_run_still_going_is_watched_through_its_journal(make_client, tmp_path)
     client = make_client(runs_dir=tmp_path)
     assert client.get("/api/runs").json()["files"] == ["going/journal.jsonl"]
     games = client.get("/api/runs/games", params={"file": "going/journal.jsonl"}).json()["games"]
-    assert [g["plies"] for g in games] == [g.plies for g in result.games]
+    assert [g["game_id"] for g in games] == [g.game_id for g in result.games]
+    assert [replayed_result(client, "going/journal.jsonl", i)["plies"]
+            for i in range(len(games))] == [g.plies for g in result.games]
     data = client.get("/api/runs/game",
                       params={"file": "going/journal.jsonl", "index": 1, "view": "0"}).json()
     assert len(data["frames"]) == result.games[1].plies + 1
