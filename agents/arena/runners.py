@@ -1,5 +1,7 @@
 """Where the round robin's games are played: spawned worker processes, or Ray tasks (optional).
-Both draw the schedule lazily and hand each game to ``record`` as it finishes."""
+Both draw the schedule lazily and hand each game to ``record`` as it finishes. A spawned worker
+ends when the run's process dies (``agents.arena.worker_exit``); Ray's workers are Ray's to
+manage."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from agents.arena.checks import check_ray_address
 from agents.arena.play import play_task, warm_up
 from agents.arena.records import ArenaGame
 from agents.arena.scheduling import GameTask
+from agents.arena.worker_exit import exit_with_parent
 
 RAY_MISSING = ('ray is not installed; it needs its own environment: pip install -c '
                'constraints.txt -e ".[rllib]" (docs/integrations.md, "RLlib")')
@@ -23,14 +26,23 @@ WORKER_DIED = ("a worker process of the round robin died (killed, out of memory,
                "had one, is printed above; workers=1 plays in this process")
 
 
+def start_worker(game: str, variant: str, entries: Sequence[Any]) -> None:
+    """A pool worker's initializer: end with the parent (``exit_with_parent``), so a killed
+    run leaves no worker behind, then ``warm_up`` the agents."""
+    exit_with_parent()
+    warm_up(game, variant, entries)
+
+
 def play_in_processes(tasks: Iterator[GameTask], workers: int, game: str, variant: str,
                       entries: Sequence[Any], record: Callable[[ArenaGame], None]) -> None:
     """Play ``tasks`` in ``workers`` spawned processes, a few per worker in flight at a time
     (the schedule is drawn lazily); ``record`` gets each game as it finishes."""
-    # spawn: identical on every platform, and safe with threads (tqdm, numba) running.
+    # spawn: identical on every platform, and safe with threads (tqdm, numba) running. The
+    # workers are started by this thread (no max_tasks_per_child, so never by the pool's own
+    # thread), which Linux's parent-death signal in ``start_worker`` relies on.
     context = multiprocessing.get_context("spawn")
     limit = 4 * workers
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=warm_up,
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=start_worker,
                              initargs=(game, variant, entries)) as pool:
         pending: set[Any] = set()
 
