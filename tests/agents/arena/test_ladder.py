@@ -12,6 +12,7 @@ import yaml
 from agents.arena.ladder import run_ladder
 from agents.arena.ladder_config import LadderConfigError, bundled_ladder_dir, load_ladder
 from agents.arena.ladder_fit import fit_rating, rating_interval
+from agents.arena.stats import PRIOR_GAMES
 from agents.junqi.mcts import MaterialLeaf
 from agents.registry import make_agent
 from tests.helpers.quick_games import QUICK_JUNQI, SKIRMISH
@@ -59,6 +60,41 @@ def test_the_interval_holds_the_rating_and_shrinks_with_more_games():
     ll = lambda r: 30 * math.log(p(r)) + 10 * math.log(1 - p(r))  # noqa: E731
     assert ll(rating) - ll(low) == pytest.approx(1.96**2 / 2, abs=1e-6)
     assert ll(rating) - ll(high) == pytest.approx(1.96**2 / 2, abs=1e-6)
+
+
+def expected_score(difference: float) -> float:
+    """The Elo model's expected score of a player ``difference`` points above its opponent."""
+    return 1 / (1 + 10 ** (-difference / 400))
+
+
+def test_a_pool_off_1500_keeps_its_pinned_scale_against_one_member():
+    # A pool of one: the prior's virtual opponent (the pool's mean) is that member, so its
+    # PRIOR_GAMES half-won games join the real ones and the Elo formula gives the rating.
+    # Re-centring the pool on 1500 would put it 200 higher.
+    won, games = 7 + PRIOR_GAMES / 2, 10 + PRIOR_GAMES
+    expected = 1300 + 400 * math.log10(won / (games - won))
+    assert fit_rating([7], [10], [1300]) == pytest.approx(expected, abs=1e-6)
+    assert rating_interval([7], [10], [1300])[1] == pytest.approx(expected, abs=1e-6)
+
+
+def test_a_pool_off_1500_keeps_its_pinned_scale_against_two_members():
+    # Pinned at 1300 and 1400 (mean 1350), 7 of 10 and 4 of 10. With the prior negligible the
+    # score equation 11 = 10 x / (x + 1) + 10 x / (x + a), in x = 10 ** ((r - 1300) / 400) and
+    # a = 10 ** (100 / 400), is the quadratic -9 x^2 + (11 (1 + a) - 10 a - 10) x + 11 a = 0.
+    a = 10 ** (100 / 400)
+    qa, qb, qc = 11 - 20, 11 * (1 + a) - 10 * a - 10, 11 * a
+    x = (-qb - math.sqrt(qb * qb - 4 * qa * qc)) / (2 * qa)  # the positive root (qa < 0 < qc)
+    expected = 1300 + 400 * math.log10(x)
+    assert 1300 < expected < 1400
+    assert fit_rating([7, 4], [10, 10], [1300, 1400], prior_games=1e-9) == pytest.approx(
+        expected, abs=1e-3)
+    # With the default prior its half-won games against the pool's mean (1350, not 1500) join
+    # the score equation, which the fit solves.
+    rating = fit_rating([7, 4], [10, 10], [1300, 1400])
+    slope = (7 - 10 * expected_score(rating - 1300) + 4 - 10 * expected_score(rating - 1400)
+             + PRIOR_GAMES / 2 - PRIOR_GAMES * expected_score(rating - 1350))
+    assert slope == pytest.approx(0, abs=1e-9)
+    assert abs(rating - expected) < 5  # the weak prior moves it only a little
 
 
 def test_the_fit_refuses_bad_tallies():
@@ -149,11 +185,12 @@ def test_a_tbw_ladder_end_to_end(tmp_path):
     scenario = tmp_path / "skirmish.yaml"
     scenario.write_text(yaml.safe_dump(SKIRMISH), encoding="utf-8")
     path = write_ladder(tmp_path, game="tbw", variant="skirmish.yaml", opening_plies=1,
-                        pool=[{"spec": "random", "elo": 1400}, {"spec": "greedy", "elo": 1600}])
+                        pool=[{"spec": "random", "elo": 1300}, {"spec": "greedy", "elo": 1400}])
     result = run_ladder("tbw", "greedy", ladder=path, games_per_opponent=3, workers=1,
                         progress=False)
     assert result.games == 8 and result.games_per_opponent == 4
     assert [o.spec for o in result.opponents] == ["random", "greedy"]
+    assert [o.elo for o in result.opponents] == [1300, 1400]  # as pinned: never re-centred
     assert [o.label for o in result.opponents] == ["random", "greedy (2)"]
     assert all(o.games == 4 for o in result.opponents)
     assert result.elo_low <= result.elo <= result.elo_high
@@ -162,7 +199,7 @@ def test_a_tbw_ladder_end_to_end(tmp_path):
         candidate_points = sum(g.points(1 if g.swapped else 0) for g in games)
         assert candidate_points == opponent.wins + 0.5 * opponent.draws
     expected = rating_interval([o.wins + 0.5 * o.draws for o in result.opponents], [4, 4],
-                               [1400, 1600])
+                               [1300, 1400])
     assert (result.elo_low, result.elo, result.elo_high) == pytest.approx(expected)
     again = run_ladder("tbw", "greedy", ladder=path, games_per_opponent=3, workers=1,
                        progress=False)
