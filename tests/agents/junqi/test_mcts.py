@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 
 import pytest
 
@@ -31,6 +30,7 @@ from agents.junqi.mcts import (
 from agents.registry import make_agent
 from tbw_envs.junqi import JunqiState
 from tests.helpers.junqi_games import midgame_states
+from tests.helpers.stepping_clock import stepping_clock
 
 ITERATIONS = 60
 
@@ -226,20 +226,20 @@ def test_tree_selection_is_the_papers_ucb_formula_eq3():
 
 
 @pytest.mark.parametrize("cls", [MCTSAgent, UCBMCTSAgent, ISMCTSAgent])
-def test_search_budgets_are_respected(cls):
+def test_search_budgets_are_respected(cls, monkeypatch):
     state = midgame_states(1, seed=4)[0]
     view = state.view(state.current_player)
     agent = cls(iterations=25, seed=0)
     agent.act(view)
     assert agent.last_stats["iterations"] == 25
+    # On a clock that moves 10 ms per reading, 0.15 s last 15 readings. The search reads it
+    # before every iteration, so it stops after at most 15, on any machine; one that checked
+    # the time more rarely would run more.
+    step = 0.01
+    stepping_clock(monkeypatch, step)
     agent = cls(seconds=0.15, seed=0)
-    started = time.perf_counter()
     agent.act(view)
-    elapsed = time.perf_counter() - started
-    # Not a timing benchmark: a search that ignored its budget would run its default iterations
-    # (seconds of work); the slack is for a machine shared with other jobs.
-    assert elapsed <= 0.15 + 1.0
-    assert agent.last_stats["iterations"] > 1
+    assert 1 < agent.last_stats["iterations"] <= round(0.15 / step)
 
 
 def test_ismcts_with_an_overwhelming_evaluation_prior_plays_the_greedy_move():

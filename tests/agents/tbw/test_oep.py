@@ -13,6 +13,7 @@ from agents.tbw.evaluation import DefaultEvaluation, load_evaluation
 from agents.tbw.oep import Genome, OEPAgent, TurnProblem, evolve_turn
 from agents.tbw.search import plan_turn
 from tbw_envs.tbw import load_scenario, parse_scenario
+from tests.helpers.stepping_clock import stepping_clock
 from tests.helpers.tbw_search import close, random_state, replay
 
 SCENARIOS = ["duel_5v5_8x8", "hex_skirmish", "fire_emblem_5v5", "paper_figure3"]
@@ -343,14 +344,19 @@ def test_generations_budget_counts_generations():
     assert result.replays == 10 + 3 * 5  # the initial population, then half of it each time
 
 
-def test_time_budget_is_respected_loosely():
+def test_time_budget_stops_the_evolution_on_its_deadline(monkeypatch):
+    # On a clock that moves 0.1 ms per reading the budget runs out after a fixed amount of
+    # work, on any machine; without a deadline this turn evolves until it converges (thousands
+    # of generations). Its own timing figures are in docs/results.md.
+    stepping_clock(monkeypatch, step=1e-4)
     state = load_scenario("battle_10v10_16x16").initial_state()
     result = evolve_turn(state, seconds=0.3, rng=random.Random(0))
-    assert result.stopped in ("time", "converged")
-    assert result.seconds < 0.3 + 1.0  # loose: a shared machine; figures in docs/results.md
+    assert result.stopped == "time" and result.generations > 0  # cut inside a generation
+    assert result.seconds <= 0.3  # ended on the clock's readings within the budget
     agent = OEPAgent(seconds=0.2, seed=0)
     action = agent.act(state.clone())
-    assert state.is_legal(action) and agent.last_result.seconds < 0.2 + 1.0
+    assert state.is_legal(action)
+    assert agent.last_result.stopped == "time" and agent.last_result.seconds <= 0.2
 
 
 def test_default_budget_is_one_second_unless_generations_are_given():

@@ -1,5 +1,7 @@
 """Budgets of the single-turn search (``agents.tbw.search.budget``): the clock counts ops1 and
-reads the time, a cut search still gives a legal, scored plan, and the agent keeps a margin."""
+reads the time, a cut search still gives a legal, scored plan, and the agent keeps a margin.
+Time budgets are tested on a stepping clock (``tests.helpers.stepping_clock``) and measured in
+ops1, never in seconds, so a loaded machine cannot fail them."""
 
 from __future__ import annotations
 
@@ -11,20 +13,28 @@ import pytest
 from agents.common.budget import OutOfBudget
 from agents.tbw.evaluation import DefaultEvaluation
 from agents.tbw.search import Budget, BudgetClock, TBWSearchAgent, plan_turn
-from agents.tbw.search.model import TurnModel
+from agents.tbw.search.agent import DEFAULT_AGENT_BUDGET
+from agents.tbw.search.model import Evaluator, TurnModel
 from agents.tbw.table2 import table2_state
 from tbw_envs.tbw import parse_scenario
+from tests.helpers.stepping_clock import stepping_clock
 from tests.helpers.tbw_search import close, replay
 
+CLOCK_CHECK_EVERY = 4096  # ops1 between two readings of the clock (BudgetClock)
 
-def test_budget_returns_a_playable_partial_plan():
+
+def test_budget_returns_a_playable_partial_plan(monkeypatch):
     state = table2_state(4, 3, "compact")
     for algorithm in ("alg2", "alg5"):
         result = plan_turn(state, algorithm, budget=1000, kernel="python")
         assert not result.complete and result.ops1 == 1000 and len(result.actions) == 4
         replay(state, result.actions)
+    # Each reading of the clock a second later: the 0.05 s are spent by the first one in the
+    # search, which stops there, with a whole plan.
+    stepping_clock(monkeypatch, step=1.0)
     timed = plan_turn(state, "alg5", budget=0.05, kernel="python")
-    assert not timed.complete and timed.seconds < 1.0
+    assert not timed.complete and timed.ops1 == CLOCK_CHECK_EVERY and len(timed.actions) == 4
+    replay(state, timed.actions)
 
 
 def test_budget_clock_counts_ops1_up_to_the_node_limit():
@@ -62,18 +72,42 @@ def melee_state(n: int):
     }).initial_state()
 
 
+def count_bounds(monkeypatch) -> list[int]:
+    """Count the exact solver's attack-assignment bounds (each computes ``Evaluator.base``
+    once; the greedy plan made first, once more): the work of its first phase, counted apart
+    from its ops1."""
+    calls = [0]
+    base = Evaluator.base
+
+    def counted(self, hp):
+        calls[0] += 1
+        return base(self, hp)
+
+    monkeypatch.setattr(Evaluator, "base", counted)
+    return calls
+
+
+def bounds_paid_for(bounds: int, result, units: int) -> bool:
+    """Whether every assignment bound was paid for in ops1 (``units`` per bound), so that the
+    budget bounded the assignment phase: the greedy plan's one, then one per ``units`` ops1."""
+    return bounds <= 1 + result.ops1 // units
+
+
 @pytest.mark.audit
-def test_exact_honours_a_time_budget_in_the_assignment_phase():
-    """Enumerating and bounding 8^7 attack assignments took ~9 s under a 0.2 s budget."""
+def test_exact_honours_a_time_budget_in_the_assignment_phase(monkeypatch):
+    """Enumerating and bounding 8^7 attack assignments took ~9 s under a 0.2 s budget: that
+    phase neither counted ops1 nor read the clock."""
     state = melee_state(7)
     ev = DefaultEvaluation()
+    bounds = count_bounds(monkeypatch)
     for budget in (0.2, 20_000):
-        started = time.perf_counter()
+        bounds[0] = 0
+        if isinstance(budget, float):  # spent by the search's first reading of the clock
+            stepping_clock(monkeypatch, step=1.0)
         result = plan_turn(state, "exact", budget=budget)
-        assert time.perf_counter() - started < 2.0, budget
         assert not result.complete
-        if isinstance(budget, int):
-            assert result.ops1 <= budget
+        assert result.ops1 == (CLOCK_CHECK_EVERY if isinstance(budget, float) else budget)
+        assert bounds_paid_for(bounds[0], result, units=7), (budget, bounds[0], result.ops1)
         end = replay(state, result.actions)
         assert end.current_side == 1  # a whole turn: every unit acted
         assert close(result.value, ev(end, 0))
@@ -126,11 +160,16 @@ def test_agent_time_budget_leaves_a_margin(monkeypatch):
 
 
 @pytest.mark.audit
-def test_agent_default_budget_does_not_stall_on_a_melee():
+def test_agent_default_budget_does_not_stall_on_a_melee(monkeypatch):
+    """9^8 attack assignments took ~20 s: the default budget did not bound the assignment
+    phase. Now the search stops at the budget's ops1, every bound paid for in them."""
     state = melee_state(8)
-    started = time.perf_counter()
-    action = TBWSearchAgent().act(state.view(0))
-    assert time.perf_counter() - started < 5.0  # was ~20 s
+    bounds = count_bounds(monkeypatch)
+    agent = TBWSearchAgent()
+    action = agent.act(state.view(0))
+    result = agent.last_result
+    assert not result.complete and result.ops1 == DEFAULT_AGENT_BUDGET
+    assert bounds_paid_for(bounds[0], result, units=8), (bounds[0], result.ops1)
     assert state.is_legal(action)
 
 

@@ -4,7 +4,6 @@ limits and caches are in tests/tbw_envs/junqi/test_rules.py."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -60,11 +59,11 @@ def test_every_bundled_yaml_file_passes_the_strict_loader():
 
 
 def test_aliases_are_refused_with_file_and_line(tmp_path, parser):
+    # Refused at the first alias (line 2, *lol0), while composing: nothing was built from the
+    # file yet, let alone expanded.
     path = write(tmp_path, "laughs.yaml", BILLION_LAUGHS)
-    start = time.perf_counter()
     with pytest.raises(ConfigError, match=r"laughs\.yaml: line 2: YAML aliases \(\*lol0\)"):
         load_yaml(path)
-    assert time.perf_counter() - start < 1.0
 
 
 def test_an_anchor_without_alias_is_harmless_and_loads():

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import random
-import timeit
 
 import numpy as np
 import yaml
@@ -212,11 +211,38 @@ def test_hex_board_is_drawn_as_hexagons():
     assert ((counter == _SIDE_COLORS[0]).all(axis=1)).mean() > 0.4
 
 
-def test_tbw_frame_time():
-    state = load_scenario("battle_10v10_16x16").initial_state()
-    render_rgb(state)
-    seconds = min(timeit.repeat(lambda: render_rgb(state), number=10, repeat=5)) / 10
-    assert seconds < 0.004
+def count_calls(monkeypatch, module, name: str, calls: dict[str, int]) -> None:
+    """Count the calls of ``module.name`` in ``calls[name]``."""
+    real = getattr(module, name)
+    calls[name] = 0
+
+    def counted(*args, **kwargs):
+        calls[name] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+
+
+def test_the_terrain_is_drawn_once_per_board_not_per_frame(monkeypatch):
+    # What keeps a frame cheap (0.4 ms on the biggest board; python scripts/bench_render.py):
+    # the terrain picture and the units' labels are made once per scenario and copied, so
+    # playing on colours no terrain and codes no unit type again.
+    from tbw_envs.tbw import render
+
+    calls: dict[str, int] = {}
+    for name in ("terrain_color", "unit_type_codes"):
+        count_calls(monkeypatch, render, name, calls)
+    for scenario in ("battle_10v10_16x16", "hex_skirmish"):
+        state = load_scenario(scenario).initial_state()
+        before = dict(calls)
+        render_rgb(state)
+        drawn = dict(calls)
+        assert all(drawn[name] > before[name] for name in calls), scenario  # the first frame
+        rand = random.Random(0)
+        for _ in range(20):
+            state.apply(rand.choice(state.legal_actions()))
+            render_rgb(state)
+        assert calls == drawn, scenario
 
 
 # ============================================================================ text key
