@@ -7,7 +7,9 @@ A spec is ``name`` or ``name:key=value,key=value``, for example ``search:algorit
 see ``agents.tbw.evaluation``). A name may mean a different agent in each game: ``greedy`` is
 the TBW script in TBW and the evaluation's one-ply choice in Junqi. Your own agent is named by
 its file or module, ``path/to/file.py:Name,key=value`` or ``package.module:Name``
-(``agents.user_agents``).
+(``agents.user_agents``). An agent of one game says so (``game``, a class attribute; a learned
+agent's comes from its policy file), so that the single-agent envs refuse it as the other
+game's opponent when they are built; a user agent says its game only if it sets ``game``.
 
 Syntax (``agents.common.spec_syntax``). Items are separated by commas; spaces around keys and
 unquoted values are dropped. A lone word sets a true/false parameter: ``ppo:pretrained`` is

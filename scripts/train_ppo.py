@@ -26,7 +26,8 @@ loaded: for resuming with SB3 only), ``checkpoints/`` (``ppo_<steps>_steps.npz``
 Every argument is checked before training starts: numbers (type, finite, range), flags that do
 not apply to the game (``--scenario`` / ``--opening-plies`` are TBW's, ``--rules`` /
 ``--deployment`` / ``--eval-prior`` Junqi's) or to the run (the self-play flags without
-``--opponent self``, the ``--prior-*`` flags without ``--eval-prior``), every ``--opponent`` and
+``--opponent self``, the ``--prior-*`` flags without ``--eval-prior``), ``--opening-plies``
+against the arena's cap (a quarter of the scenario's longest game), every ``--opponent`` and
 ``--eval-opponents`` spec (built and set against the game and board), ``--init`` (read in full)
 and ``--out``. Errors name the flag and the value.
 
@@ -88,6 +89,7 @@ from agents.learning.training import (  # noqa: E402
     save_model_and_policy,
 )
 from agents.registry import make_agent  # noqa: E402
+from tbw_envs.core.contract import opening_plies_problem  # noqa: E402
 from tbw_envs.games import game_names, get_game  # noqa: E402
 
 SOURCE = "scripts/train_ppo.py"  # the policy files' "source"
@@ -326,10 +328,21 @@ def check_run(args, error) -> dict[str, Any]:
     rule set, every --opponent and --eval-opponents spec (built, and set against this game and
     board), the --init file (read in full) and the --out folder. ``error(message)`` reports a
     problem (``parser.error``). Returns ``{"init": policy or None}``."""
+    game = get_game(args.game)
+    try:
+        longest = game.longest_game(variant_of(args))
+    except (ValueError, TypeError, OSError) as exc:
+        error(f"{flag(game.variant_flag)} {variant_of(args)!r}: {exc}")
+    if args.opening_plies:
+        # The arena's cap: a longer opening would end every episode inside reset().
+        problem = opening_plies_problem(args.opening_plies, longest, f"{game.name} "
+                                        f"{game.variant_noun} {variant_of(args)!r}")
+        if problem:
+            error(f"--opening-plies {problem}")
     try:
         env = make_env(args, "random")
     except (ValueError, TypeError, OSError) as exc:
-        error(f"{flag(get_game(args.game).variant_flag)} {variant_of(args)!r}: {exc}")
+        error(f"{flag(game.variant_flag)} {variant_of(args)!r}: {exc}")
     for option, specs in (("--opponent", args.opponent), ("--eval-opponents",
                                                           args.eval_opponents)):
         for spec in specs:

@@ -33,7 +33,7 @@ from tbw_envs.core.contract import check_agent, check_options, check_seed, short
 from tbw_envs.core.errors import IllegalActionError
 from tbw_envs.human_window import HumanWindow
 from tbw_envs.infos import InfoCodes
-from tbw_envs.junqi import JunqiState, load_rules, parse_post
+from tbw_envs.junqi import JunqiRules, JunqiState, load_rules, parse_post
 from tbw_envs.junqi.encoding import (
     OBSERVATION_SHAPE,
     STATE_SHAPE,
@@ -142,6 +142,12 @@ class raw_env(AECEnv):
         self.state_space = spaces.Box(0.0, 1.0, STATE_SHAPE, dtype=np.float32)
         self.game: JunqiState | None = None
         self._np_random, self._np_random_seed = seeding.np_random(None)
+
+    @property
+    def variant(self) -> JunqiRules:
+        """The rule set being played (a reset may switch it), by the games' common name for
+        it; ``variant.longest_game()`` caps the single-agent wrapper's random openings."""
+        return self.rules
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_spaces[check_agent(agent, AGENTS)]

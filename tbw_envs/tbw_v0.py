@@ -39,7 +39,7 @@ from tbw_envs.aec_wrappers import (
 from tbw_envs.core.contract import check_agent, check_options, check_seed, short_list, short_repr
 from tbw_envs.human_window import HumanWindow
 from tbw_envs.infos import InfoCodes
-from tbw_envs.tbw import END_TURN, IllegalActionError, load_scenario
+from tbw_envs.tbw import END_TURN, IllegalActionError, Scenario, load_scenario
 from tbw_envs.tbw.observation import ObservationEncoder, action_rotation
 from tbw_envs.tbw.render import render_ansi, render_rgb
 from tbw_envs.tbw.state import END_REASONS, TBWState, as_action_id
@@ -115,6 +115,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.state_space = spaces.Box(0.0, 1.0, state_shape, np.float32)
         self._rotation = action_rotation(scenario)
         self._rotation_list = self._rotation.tolist()
+
+    @property
+    def variant(self) -> Scenario:
+        """The scenario being played (a reset may switch it), by the games' common name for
+        it; ``variant.longest_game()`` caps the single-agent wrapper's random openings."""
+        return self.scenario
 
     @property
     def observation_channels(self) -> tuple[str, ...]:

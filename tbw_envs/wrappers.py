@@ -2,7 +2,9 @@
 
 The learner holds one seat; the opponent (an agent following ``agents.base.Agent``, a callable
 ``(observation, action_mask) -> action`` such as a frozen policy, or ``"random"``) plays inside
-``step()``. The learner's reward includes its losses (+1 win, -1 loss, 0 draw, at the end).
+``step()``. An opponent that says which game it plays (``game``, as the registry's agents of one
+game and the learned agents do) is refused here if that is the other game. The learner's
+reward includes its losses (+1 win, -1 loss, 0 draw, at the end).
 ``action_masks()`` makes sb3-contrib's ``MaskablePPO`` work without ``ActionMasker``.
 
 Masks for other libraries (docs/integrations.md):
@@ -52,6 +54,7 @@ from tbw_envs.core.contract import (
     check_seed,
     is_integer,
     is_real_number,
+    opening_plies_problem,
     short_repr,
 )
 
@@ -86,12 +89,19 @@ class SingleAgentEnv(gymnasium.Env):
         self.opening_plies = int(opening_plies)
         self.aec = getattr(aec_env, "unwrapped", aec_env)
         for needed in ("view", "to_env_action", "action_mask", "observe", "observe_planes",
-                       "info_codes"):
+                       "info_codes", "variant"):
             if not hasattr(self.aec, needed):
                 raise TypeError(
-                    f"SingleAgentEnv needs a tbw_envs raw AEC env with .{needed}(); "
+                    f"SingleAgentEnv needs a tbw_envs raw AEC env with .{needed}; "
                     f"got {type(aec_env).__name__}"
                 )
+        # An opening as long as the game would end every episode inside reset(): capped as the
+        # arena's openings are (docs/input_contract.md).
+        variant = self.aec.variant
+        problem = opening_plies_problem(self.opening_plies, variant.longest_game(),
+                                        f"{self._game} {short_repr(variant.name)}")
+        if problem:
+            raise ValueError(f"opening_plies {problem}")
         if is_integer(learner_seat) and learner_seat in (0, 1):
             learner_seat = int(learner_seat)
         elif not (isinstance(learner_seat, str) and learner_seat in ("alternate", "random")):
@@ -133,6 +143,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._over_mask[self.noop_action] = True
         self._over_mask.flags.writeable = False
         self._has_reset = False
+        self._ended_in_reset = False
         self._episodes = 0
         self.learner = SEATS[0] if learner_seat == "alternate" else SEATS[
             learner_seat if isinstance(learner_seat, int) else 0
@@ -269,6 +280,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._play_opening()
         self._play_opponent()
         self._done = self._finished()
+        self._ended_in_reset = self._done
         self._has_reset = True
         return self._emit()
 
@@ -286,9 +298,10 @@ class SingleAgentEnv(gymnasium.Env):
 
     def step(self, action):
         if self._done:
-            raise GameOverError(
-                f"step({short_repr(action)}) called on a finished episode; call reset() first"
-            )
+            what = ("the game ended inside reset() (the opponent's moves or the random opening "
+                    "finished it), so call reset() again" if self._ended_in_reset
+                    else "call reset() first")
+            raise GameOverError(f"step({short_repr(action)}) called on a finished episode; {what}")
         mask = self._mask
         action = self._as_action(action, mask.shape[0])
         if not mask[action]:
@@ -328,7 +341,8 @@ def make_tbw_single(
 ) -> SingleAgentEnv:
     """``gymnasium.make("tbw_envs/TBWSingle-v0", scenario=..., opponent=...)``;
     ``mask_in_obs=True`` gives Dict observations ``{"observation", "action_mask"}``;
-    ``opening_plies=N`` starts every episode with N random plies (varied starts);
+    ``opening_plies=N`` starts every episode with N random plies (varied starts; at most a
+    quarter of the scenario's longest game, the arena's cap: 100 on duel_5v5_8x8);
     ``string_infos=True`` names the learner and the end reason in infos."""
     aec = tbw_v0.raw_env(scenario=scenario, render_mode=render_mode,
                          flip_perspective=flip_perspective, string_infos=string_infos)
@@ -349,7 +363,8 @@ def make_junqi_single(
 ) -> SingleAgentEnv:
     """``gymnasium.make("tbw_envs/JunqiSingle-v0", rules=..., opponent=...)``;
     ``mask_in_obs=True`` gives Dict observations ``{"observation", "action_mask"}``;
-    ``opening_plies=N`` starts every episode with N random plies; other keywords
+    ``opening_plies=N`` starts every episode with N random plies (at most a quarter of the
+    rule set's longest game: 500 on ccgc); other keywords
     (``rules``, ``deployment``, ``string_infos``) go to ``junqi_v0.raw_env``."""
     aec = junqi_v0.raw_env(render_mode=render_mode, **env_kwargs)
     return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,

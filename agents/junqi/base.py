@@ -57,6 +57,7 @@ class JunqiAgentBase:
     """Seeding, deployment and the budget-free parts every Junqi agent shares."""
 
     name = "junqi-agent"
+    game = "junqi"  # an env of another game refuses it as an opponent when it is built
     PARAMS = BASE_PARAMS
 
     def __init__(self, seed: int | None = None, layout: str = "random"):

@@ -22,6 +22,7 @@ imported only when a policy is loaded: ``import agents`` works without the ``tra
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 import numpy as np
@@ -130,13 +131,26 @@ class PPOAgent:
         self._codecs: dict[tuple[str, int], Any] = {}
 
     def _check_variant(self, game: Game, variant: Any, source: str) -> None:
+        """Refuse a board the policy's sizes do not fit; warn about another one of the same
+        sizes, which it plays without having seen it."""
         loaded = game.load_variant(variant)
         frame = game.frame(loaded, self.flip)
+        # What the policy file names (agents.learning.policy_metadata: a bundled one, checked
+        # to fit, or a file path).
+        trained = self.game_info.get(game.variant_flag)
+        trained_on = (f" (trained on {game.variant_noun} {trained!r})"
+                      if isinstance(trained, str) else "")
         if frame.shape != self.observation_shape or frame.num_actions != self.num_actions:
             raise ValueError(
-                f"PPOAgent: model{source} expects observations {self.observation_shape} and "
-                f"{self.num_actions} actions; {game.variant_noun} {loaded.name!r} gives "
-                f"{frame.shape} and {frame.num_actions}")
+                f"PPOAgent: model{source}{trained_on} expects observations "
+                f"{self.observation_shape} and {self.num_actions} actions; "
+                f"{game.variant_noun} {loaded.name!r} gives {frame.shape} and "
+                f"{frame.num_actions}")
+        if isinstance(trained, str) and trained in game.variants() and trained != loaded.name:
+            warnings.warn(
+                f"PPOAgent: model{source} was trained on {game.variant_noun} {trained!r} and "
+                f"is to play {game.variant_noun} {loaded.name!r}: the sizes fit, but it has "
+                f"never seen this board", UserWarning, stacklevel=3)
 
     @classmethod
     def from_policy(cls, policy: Any, game: str, flip_perspective: bool = True,

@@ -6,16 +6,22 @@ number of actions, and the architecture (``agents.learning.architectures``): ``k
 ``net_arch``, ``activation``, the extractor's ``features_dim`` and ``channels``, and for
 ``eval_prior`` its settings and the prior's. ``check_metadata`` holds it to an allow-list
 (known keys and types, finite numbers, bounded sizes) before anything is built or read.
+
+The game's variant field (``scenario`` for TBW, ``rules`` for Junqi: ``Game.variant_flag``) is
+None, a bundled variant whose observations and actions are the policy's, or the path of a YAML
+file (``.yaml``/``.yml``, or a name with a folder in it), which is not read: a policy file does
+not get to name files for this code to open.
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import PurePath
 from typing import Any
 
 from agents.learning.architectures import ACTIVATIONS, ARCHITECTURES, parameter_count
 from agents.learning.eval_prior import PRIOR_GAME, EvalPrior
-from tbw_envs.games import game_names, get_game
+from tbw_envs.games import Game, game_names, get_game
 
 POLICY_FORMAT = "tbw-envs-policy"
 POLICY_FORMAT_VERSION = 1
@@ -140,6 +146,31 @@ def _check_architecture(arch: Any, where: str) -> dict[str, Any]:
     return arch
 
 
+def _names_a_file(text: str) -> bool:
+    return PurePath(text).suffix.lower() in (".yaml", ".yml") or "/" in text or "\\" in text
+
+
+def _check_variant(game: Game, meta: dict[str, Any], where: str) -> None:
+    """The variant the metadata names must exist and give the policy's sizes (module
+    docstring); the policy is then known to have been trained where it says."""
+    field = game.variant_flag
+    variant = meta[field]
+    if variant is None or _names_a_file(variant):
+        return
+    bundled = game.variants()
+    if variant not in bundled:
+        raise policy_file_error(where, f"{field} {variant!r:.80} is no bundled "
+                                       f"{game.variant_noun} ({', '.join(bundled)}) and no "
+                                       f"path of a YAML file")
+    frame = game.frame(variant, meta["flip_perspective"])
+    shape, num_actions = tuple(meta["observation_shape"]), meta["num_actions"]
+    if (tuple(frame.shape), frame.num_actions) != (shape, num_actions):
+        raise policy_file_error(where, f"{field} {variant!r} gives observations "
+                                       f"{tuple(frame.shape)} and {frame.num_actions} actions, "
+                                       f"but the policy takes {shape} and {num_actions}: it "
+                                       f"was not trained on {variant!r}")
+
+
 def check_metadata(meta: Any, where: str) -> dict[str, Any]:
     """The metadata of a policy file, checked field by field (module docstring); ``where``
     names the file in the errors."""
@@ -176,6 +207,7 @@ def check_metadata(meta: Any, where: str) -> dict[str, Any]:
     problem = get_game(game).frame_size_error(shape, num_actions)
     if problem is not None:
         raise policy_file_error(where, problem)
+    _check_variant(get_game(game), meta, where)
     arch = _check_architecture(meta["architecture"], where)
     if arch["kind"] == "eval_prior" and game != PRIOR_GAME.name:
         raise policy_file_error(where, f"an eval_prior policy plays {PRIOR_GAME.title} only")

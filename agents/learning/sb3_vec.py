@@ -43,6 +43,14 @@ class MaskedSB3VecEnv(VecEnv):
     reads the masks through ``action_masks()``."""
 
     def __init__(self, games):
+        missing = [name for name in ("observation_space", "action_space", "num_envs")
+                   if not hasattr(games, name)]
+        if missing:
+            raise TypeError(
+                "MaskedSB3VecEnv needs a Gymnasium-style vector env of our parallel_env (e.g. "
+                "supersuit.concat_vec_envs_v1(..., base_class='gymnasium')); got "
+                f"{type(games).__name__} {short_repr(games)}, which has no {', '.join(missing)}"
+            )
         space = games.observation_space
         if not (isinstance(space, spaces.Dict)
                 and {MASK_KEY, OBSERVATION_KEY} <= set(space.spaces)):

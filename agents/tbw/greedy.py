@@ -15,6 +15,7 @@ from tbw_envs.tbw import END_TURN
 
 class GreedyAgent:
     name = "greedy"
+    game = "tbw"  # an env of another game refuses it as an opponent when it is built
     PARAMS = {"seed": SEED}
 
     def __init__(self, seed: int | None = None):

@@ -13,9 +13,15 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 __all__ = [
-    "GameOverError", "check_action", "check_agent", "check_options", "check_seed",
-    "check_text", "is_integer", "short_list", "short_repr",
+    "OPENING_FRACTION", "GameOverError", "check_action", "check_agent", "check_options",
+    "check_seed", "check_text", "is_integer", "opening_plies_cap", "opening_plies_problem",
+    "short_list", "short_repr",
 ]  # fmt: skip
+
+# Random opening plies (the arena's, the single-agent envs' and train_ppo.py's) are capped at
+# 1 / OPENING_FRACTION of the longest game the scenario or rule set allows, so the agents
+# always get to play: duel_5v5_8x8 (40 turns x 10 units = 400 plies) takes at most 100.
+OPENING_FRACTION = 4
 
 
 class GameOverError(RuntimeError, ValueError):
@@ -152,3 +158,20 @@ def check_text(value, max_chars: int, field: str, error: type[Exception] = Value
     if len(value) > max_chars:
         raise error(f"{field}: at most {max_chars} characters, got {len(value)}")
     return value
+
+
+def opening_plies_cap(longest_game_plies: int) -> int:
+    """The most random opening plies a variant whose longest game lasts ``longest_game_plies``
+    takes: ``1 / OPENING_FRACTION`` of it, at least 1."""
+    return max(1, int(longest_game_plies) // OPENING_FRACTION)
+
+
+def opening_plies_problem(plies: int, longest_game: tuple[int, str], where: str) -> str | None:
+    """None if ``plies`` is within the cap (``opening_plies_cap``), else the problem, to follow
+    the argument's name: ``"1,000 is more than the cap of 100 for <where>: 1/4 of its longest
+    game (...)"``. ``longest_game`` is ``(plies, how that number comes about)``."""
+    cap = opening_plies_cap(longest_game[0])
+    if plies <= cap:
+        return None
+    return (f"{int(plies):,} is more than the cap of {cap:,} for {where}: "
+            f"1/{OPENING_FRACTION} of its longest game ({longest_game[1]})")

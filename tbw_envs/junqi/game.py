@@ -78,10 +78,7 @@ class JunqiGame(Game):
                 if f.name != "description"}
 
     def longest_game(self, variant: Any) -> tuple[int, str]:
-        rules = self.load_variant(variant)
-        if rules.total_ply_limit is not None and rules.total_ply_limit < rules.ply_cap:
-            return rules.total_ply_limit, f"total_ply_limit {rules.total_ply_limit} plies"
-        return rules.ply_cap, f"ply_cap {rules.ply_cap} plies"
+        return self.load_variant(variant).longest_game()
 
     def new_state(self, variant: Any, seed: int | None = None,
                   layouts: Sequence[Any] | None = None) -> JunqiState:

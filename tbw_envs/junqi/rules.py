@@ -64,6 +64,13 @@ class JunqiRules:
             value = _check_field("JunqiRules", field.name, getattr(self, field.name))
             object.__setattr__(self, field.name, value)
 
+    def longest_game(self) -> tuple[int, str]:
+        """The most plies a game can last (``ply_cap``, or ``total_ply_limit`` if lower), and
+        how that number comes about."""
+        if self.total_ply_limit is not None and self.total_ply_limit < self.ply_cap:
+            return self.total_ply_limit, f"total_ply_limit {self.total_ply_limit} plies"
+        return self.ply_cap, f"ply_cap {self.ply_cap} plies"
+
 
 _FIELDS = {f.name: f for f in dataclasses.fields(JunqiRules)}
 

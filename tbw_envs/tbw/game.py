@@ -84,10 +84,7 @@ class TBWGame(Game):
         }
 
     def longest_game(self, variant: Any) -> tuple[int, str]:
-        scenario = self.load_variant(variant)
-        units = len(scenario.units)
-        plies = scenario.max_turns * units
-        return plies, f"{scenario.max_turns} turns x {units} units = {plies} plies"
+        return self.load_variant(variant).longest_game()
 
     def new_state(self, variant: Any, seed: int | None = None, layouts=None) -> TBWState:
         if layouts is not None:

@@ -162,6 +162,13 @@ class Scenario:
     def initial_state(self) -> TBWState:
         return TBWState(self)
 
+    def longest_game(self) -> tuple[int, str]:
+        """The most plies a game can last (every unit acts once a turn, for ``max_turns``
+        turns), and how that number comes about."""
+        units = len(self.units)
+        plies = self.max_turns * units
+        return plies, f"{self.max_turns} turns x {units} units = {plies} plies"
+
     def __repr__(self) -> str:
         b = self.board
         return (

@@ -114,6 +114,8 @@ class TurnPlanAgent:
     (its own clone advanced along the plan); if anything differs it plans again from the view.
     """
 
+    game = "tbw"  # an env of another game refuses it as an opponent when it is built
+
     last_result = None
     _pending: list[int] | tuple = ()  # before the first plan
     _expected = None

@@ -26,6 +26,7 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 from torch import nn  # noqa: E402
 
 from agents.arena import junqi_game, tbw_game  # noqa: E402
+from agents.junqi import GreedyEvalAgent  # noqa: E402
 from agents.learning import policy_files, policy_metadata  # noqa: E402
 from agents.learning.agent import PPOAgent  # noqa: E402
 from agents.learning.eval_prior import make_junqi_eval_prior  # noqa: E402
@@ -34,6 +35,7 @@ from agents.learning.nets import mlp_policy_kwargs, plane_policy_kwargs  # noqa:
 from agents.learning.policy_files import load_policy, save_policy  # noqa: E402
 from agents.learning.policy_metadata import PolicyFileError  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
+from agents.tbw.greedy import GreedyAgent  # noqa: E402
 from tbw_envs.wrappers import make_junqi_single, make_tbw_single  # noqa: E402
 
 torch.set_num_threads(1)
@@ -472,12 +474,42 @@ WRONG_OPPONENT = {
     "8x8 policy on hex": (lambda **kw: make_tbw_single("hex_skirmish", **kw),
                           lambda m: PPOAgent(path=m["tbw cnn"][1]),
                           ValueError, "expects observations (32, 8, 8) and 1921 actions"),
+    # The registry's agents of one game say which (``game``): refused at construction.
     "tbw greedy in junqi": (make_junqi_single, lambda m: make_agent("greedy", game="tbw"),
-                            TypeError, "opponent 'greedy' cannot play junqi"),
+                            ValueError, "opponent 'greedy' plays tbw, but this env is junqi"),
     "junqi greedy in tbw": (lambda **kw: make_tbw_single("duel_5v5_8x8", **kw),
                             lambda m: make_agent("greedy", game="junqi"),
-                            TypeError, "opponent 'greedy' cannot play tbw"),
+                            ValueError, "opponent 'greedy' plays junqi, but this env is tbw"),
+    # Built directly, they say it too (a class attribute).
+    "direct tbw greedy in junqi": (make_junqi_single, lambda m: GreedyAgent(seed=0),
+                                   ValueError, "opponent 'greedy' plays tbw, but this env is "
+                                   "junqi"),
+    "direct junqi greedy in tbw": (lambda **kw: make_tbw_single("duel_5v5_8x8", **kw),
+                                   lambda m: GreedyEvalAgent(seed=0),
+                                   ValueError, "plays junqi, but this env is tbw"),
+    # An agent that says nothing (a user's own): its first move names the game it cannot play.
+    "undeclared tbw greedy in junqi": (make_junqi_single,
+                                       lambda m: _Undeclared(GreedyAgent(seed=0)),
+                                       TypeError, "opponent 'greedy' cannot play junqi"),
+    "undeclared junqi greedy in tbw": (lambda **kw: make_tbw_single("duel_5v5_8x8", **kw),
+                                       lambda m: _Undeclared(GreedyEvalAgent(seed=0)),
+                                       TypeError, "cannot play tbw"),
 }
+
+
+class _Undeclared:
+    """An agent that does not say its game, as a user's own may not."""
+
+    name = "greedy"
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def reset(self, seed=None):
+        self.inner.reset(seed)
+
+    def act(self, view):
+        return self.inner.act(view)
 
 
 @pytest.mark.parametrize("case", sorted(WRONG_OPPONENT))
