@@ -16,6 +16,13 @@ API (every error is ``{"error": message}`` with a 4xx status, and changes nothin
 
 Hidden information: a player's state is built from their view only; the whole board is sent
 only when the game is over (``agents.web.views``).
+
+Who may talk to the server (the Host, Origin and Content-Type checks, the security headers):
+``agents.web.guard``. What a page may ask an agent to spend: ``agents.web.limits``. A body is
+JSON of at most 64 KiB, nested at most ``MAX_JSON_DEPTH`` deep, with no repeated keys and no
+NaN or Infinity; anything else gets a 400 (or 413) naming the problem: the API answers 4xx for
+every bad request, never 500. Error messages name files relative to the runs folder or the
+project, never by their absolute paths on the server.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -30,13 +38,16 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agents.junqi.deployment import LAYOUT_POLICIES
-from agents.web.play import OPPONENT_EXAMPLES, PlayError, SessionStore
+from agents.web.guard import RequestGuard
+from agents.web.limits import DEFAULT_MAX_SECONDS, PageLimits
+from agents.web.play import IDLE_SECONDS, OPPONENT_EXAMPLES, PlayError, SessionStore
 from agents.web.views import board_json
 from agents.web.watch import RunFolder
 from tbw_envs.core.contract import short_repr
@@ -46,7 +57,9 @@ from tbw_envs.junqi.layout import format_layout
 __all__ = ["create_app", "STATIC_DIR"]
 
 STATIC_DIR = Path(__file__).parent / "static"
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 MAX_BODY_BYTES = 64 * 1024
+MAX_JSON_DEPTH = 8  # a layout, the deepest request, is 3
 
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
@@ -55,14 +68,71 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"error": str(getattr(exc, "detail", "") or "error")}, status_code=status)
 
 
+def without_server_paths(message: str, runs_root: Path) -> str:
+    """``message`` with the server's absolute paths made relative: to the runs folder (shown by
+    its name), to the project's folder, or to the home folder (``~``)."""
+    for root, shown in ((runs_root, runs_root.name), (PROJECT_DIR, ""), (Path.home(), "~")):
+        text = str(root)
+        if len(text) > 1:  # never "/": it would take every slash
+            message = message.replace(text + "/", f"{shown}/" if shown else "")
+            message = message.replace(text, shown or ".")
+    return message
+
+
 async def _server_error(request: Request, exc: Exception) -> JSONResponse:
     """A failure the API did not foresee: still JSON, naming it, so the page can show it."""
-    return JSONResponse({"error": f"server error: {type(exc).__name__}: {short_repr(str(exc))}"},
+    message = without_server_paths(str(exc), request.app.state.runs.root)
+    return JSONResponse({"error": f"server error: {type(exc).__name__}: {short_repr(message)}"},
                         status_code=500)
 
 
-def _error(exc: PlayError) -> JSONResponse:
-    return JSONResponse({"error": str(exc)}, status_code=exc.status)
+def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise PlayError(f"request body repeats the key {short_repr(key)}")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise PlayError(f"request body holds {name}, which JSON does not allow")
+
+
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests lists and objects (a scalar: 0), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth + 1)
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict)
+                                                  else item))
+    return deepest
+
+
+def parse_json_body(raw: bytes) -> Any:
+    """``raw`` as JSON, or ``PlayError`` (400) naming what is wrong with it."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PlayError(f"request body is not JSON: not UTF-8 ({exc.reason} at byte "
+                        f"{exc.start})") from None
+    try:
+        value = json.loads(text or "{}", object_pairs_hook=_object_without_repeats,
+                           parse_constant=_no_constant)
+    except PlayError:
+        raise
+    except json.JSONDecodeError as exc:
+        raise PlayError(f"request body is not JSON: {exc}") from None
+    except RecursionError:  # deeper than the parser goes: far deeper than the limit
+        raise PlayError(f"request body nests deeper than {MAX_JSON_DEPTH} levels") from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise PlayError(f"request body holds an integer of more than "
+                        f"{sys.get_int_max_str_digits()} digits") from None
+    if _depth(value) > MAX_JSON_DEPTH:
+        raise PlayError(f"request body nests deeper than {MAX_JSON_DEPTH} levels")
+    return value
 
 
 async def _body(request: Request) -> Any:
@@ -72,19 +142,25 @@ async def _body(request: Request) -> Any:
         if size > MAX_BODY_BYTES:
             raise PlayError(f"request body over {MAX_BODY_BYTES} bytes", status=413)
         chunks.append(chunk)
-    raw = b"".join(chunks)
-    try:
-        return json.loads(raw or b"{}")
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise PlayError(f"request body is not JSON: {exc}") from None
+    return parse_json_body(b"".join(chunks))
 
 
 def create_app(runs_dir: str | Path = "runs", allowed_specs: tuple[str, ...] = (),
-               max_sessions: int = 32, threads: int = 2) -> Starlette:
+               max_sessions: int = 32, threads: int = 2,
+               max_seconds: float = DEFAULT_MAX_SECONDS, hosts: tuple[str, ...] = (),
+               idle_seconds: float = IDLE_SECONDS) -> Starlette:
     """The app. ``runs_dir``: the only folder the watcher reads. ``allowed_specs``: agent
-    specs the page may pick beyond registry agents (your own files, learned models by path)."""
-    store = SessionStore(max_sessions=max_sessions, threads=threads, allowed_specs=allowed_specs)
+    specs the page may pick beyond registry agents (your own files, learned models by path).
+    ``max_seconds``: an agent's thinking a move, at most (``agents.web.limits``). ``hosts``:
+    the host names the server answers to besides this machine's (``agents.web.guard``)."""
+    limits = PageLimits(max_seconds=max_seconds, threads=threads)
+    store = SessionStore(max_sessions=max_sessions, idle_seconds=idle_seconds, threads=threads,
+                         allowed_specs=allowed_specs, limits=limits)
     runs = RunFolder(runs_dir)
+
+    def _error(exc: PlayError) -> JSONResponse:
+        return JSONResponse({"error": without_server_paths(str(exc), runs.root)},
+                            status_code=exc.status)
 
     def games(request: Request) -> Response:
         out = []
@@ -98,7 +174,7 @@ def create_app(runs_dir: str | Path = "runs", allowed_specs: tuple[str, ...] = (
                 "opponents": list(allowed_specs) + OPPONENT_EXAMPLES.get(name, ["random"]),
                 "has_layouts": description.has_layouts,
             })
-        return JSONResponse({"games": out})
+        return JSONResponse({"games": out, "limits": limits.caps()})
 
     async def play_new(request: Request) -> Response:
         try:
@@ -188,8 +264,8 @@ def create_app(runs_dir: str | Path = "runs", allowed_specs: tuple[str, ...] = (
         Route("/api/runs/games", runs_games),
         Route("/api/runs/game", runs_game),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
-    ], lifespan=lifespan, exception_handlers={HTTPException: _http_error,
-                                              Exception: _server_error})
+    ], lifespan=lifespan, middleware=[Middleware(RequestGuard, hosts=hosts)],
+        exception_handlers={HTTPException: _http_error, Exception: _server_error})
     app.state.sessions = store
     app.state.runs = runs
     return app

@@ -6,9 +6,16 @@ that the agent is thinking); a TBW turn is all of the agent's unit actions, appl
 so the page can follow them.
 
 What a page may ask for is limited: a registry agent by spec, with no file paths in its
-parameters. Agents that load files (``ppo:path=...``, ``weights=my.yaml``, your own
-``file.py:Name``) are offered only when the person who started the server listed them
-(``scripts/serve.py --agents``), since the server would otherwise load any file a page names.
+parameters and its budget within the server's caps (``agents.web.limits``). Agents that load
+files (``ppo:path=...``, ``weights=my.yaml``, your own ``file.py:Name``) are offered only when
+the person who started the server listed them (``scripts/serve.py --agents``), since the server
+would otherwise load any file a page names.
+
+An agent's search stops (``agents.common.budget.stop_when``) when its game is deleted or
+evicted or the server shuts down, and in any case after ``max_seconds`` of thinking a move. The
+store keeps at most ``max_sessions`` games: it makes room by dropping finished games and games
+idle for longer than ``idle_seconds`` (an hour by default), never a game still in play, and
+answers 429 when every game it holds is.
 """
 
 from __future__ import annotations
@@ -22,9 +29,11 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from agents.common.budget import stop_when
 from agents.junqi.deployment import LAYOUT_POLICIES
-from agents.registry import make_agent, parse_agent_spec
+from agents.registry import agent_params, make_agent, parse_agent_spec
 from agents.user_agents import is_user_spec
+from agents.web.limits import PageLimitError, PageLimits
 from agents.web.views import board_json, position_json, revealed_json
 from tbw_envs.core.contract import is_integer, kind_of, short_repr
 from tbw_envs.core.errors import IllegalActionError
@@ -36,6 +45,7 @@ __all__ = ["PlayError", "PlaySession", "SessionStore", "check_page_spec", "OPPON
 MAX_SEED = 2**63 - 1
 LOG_LINES = 300  # the last actions the page lists
 MAX_SPEC_CHARS = 500
+IDLE_SECONDS = 3600.0  # a game no request has touched for this long may be dropped
 # Suggestions for the page's opponent box; any registry spec is accepted.
 OPPONENT_EXAMPLES = {
     "tbw": ["random", "greedy", "greedy:weights=tuned", "alg2", "exact", "tree:solves=40",
@@ -55,9 +65,11 @@ class PlayError(ValueError):
         self.status = status
 
 
-def check_page_spec(spec: Any, game: str, allowed: Sequence[str] = ()) -> str:
-    """``spec`` if a page may name it for ``game``: any registry spec without file paths, or one
-    of ``allowed`` (the specs the server was started with) as it stands."""
+def check_page_spec(spec: Any, game: str, allowed: Sequence[str] = (),
+                    limits: PageLimits | None = None) -> str:
+    """``spec`` if a page may name it for ``game``: any registry spec without file paths and
+    within ``limits`` (default: ``PageLimits()``), or one of ``allowed`` (the specs the server
+    was started with) as it stands."""
     if not isinstance(spec, str):
         raise PlayError(f"opponent must be an agent spec (text), got {kind_of(spec)} "
                         f"{short_repr(spec)}")
@@ -71,11 +83,16 @@ def check_page_spec(spec: Any, game: str, allowed: Sequence[str] = ()) -> str:
                         f"when the server is started with them (scripts/serve.py --agents "
                         f"{short_repr(spec)})")
     try:
-        _, values = parse_agent_spec(spec, game)
+        name, values = parse_agent_spec(spec, game)
     except ValueError as exc:
         raise PlayError(f"opponent: {exc}") from None
+    try:
+        (limits or PageLimits()).check(name, values, agent_params(name, game))
+    except PageLimitError as exc:
+        raise PlayError(f"opponent {short_repr(spec)}: {exc}") from None
     for key, value in values.items():
-        if isinstance(value, str) and (any(c in value for c in "/\\")
+        if isinstance(value, str) and (any(c in value for c in "/\\") or value in (".", "..")
+                                       or value.startswith("~")
                                        or value.lower().endswith(_FILE_SUFFIXES)):
             raise PlayError(f"opponent {short_repr(spec)}: {key}={short_repr(value)} names a "
                             f"file; agents that load files are offered only when the server is "
@@ -112,11 +129,13 @@ class PlaySession:
 
     ``layout`` (Junqi) is the person's: a layout policy name ("random", "heuristic"), 6 rows of
     5 piece codes in their own frame (front row first; "." or null on camps), or layout text.
-    ``opponent_layout`` overrides the agent's own choice (for tests)."""
+    ``opponent_layout`` overrides the agent's own choice (for tests). ``max_seconds``: the
+    agent's thinking a move is stopped there (None: no limit)."""
 
     def __init__(self, game: str, variant: Any, opponent: str, human_seat: int,
                  seed: int | None = None, layout: Any = "random",
-                 opponent_layout: Any = None, executor: ThreadPoolExecutor | None = None):
+                 opponent_layout: Any = None, executor: ThreadPoolExecutor | None = None,
+                 max_seconds: float | None = None):
         if game not in GAMES:
             raise PlayError(f"unknown game {short_repr(game)}; games are {list(GAMES)}")
         self.game = game
@@ -163,6 +182,8 @@ class PlaySession:
         self._lock = threading.Lock()
         self._executor = executor
         self._thinking: Future | None = None
+        self.max_seconds = max_seconds
+        self._closed = threading.Event()  # set: stop thinking, play no more
         self._start_agent_if_due()
 
     @staticmethod
@@ -185,6 +206,19 @@ class PlaySession:
     @property
     def thinking(self) -> bool:
         return self._thinking is not None and not self._thinking.done()
+
+    @property
+    def in_play(self) -> bool:
+        """Not over: the game can still go on (or its agent is still thinking)."""
+        return self.thinking or (self.error is None and not self.state.is_terminal()
+                                 and not self._closed.is_set())
+
+    def close(self) -> None:
+        """Stop the agent's search now (it returns at its next clock check) and play no more."""
+        self._closed.set()
+        future = self._thinking
+        if future is not None:
+            future.cancel()  # not started yet: never starts
 
     def snapshot(self) -> dict[str, Any]:
         """The person's view, and the whole board once the game is over."""
@@ -257,7 +291,7 @@ class PlaySession:
     def _start_agent_if_due(self) -> None:
         with self._lock:
             due = (not self.state.is_terminal() and self.state.current_player == self.agent_seat
-                   and not self.thinking and self.error is None)
+                   and not self.thinking and self.error is None and not self._closed.is_set())
             if not due:
                 return
             if self._executor is None:  # no worker: think here (tests, scripts)
@@ -272,16 +306,20 @@ class PlaySession:
         while True:
             with self._lock:
                 state = self.state
-                if state.is_terminal() or state.current_player != self.agent_seat:
+                if (state.is_terminal() or state.current_player != self.agent_seat
+                        or self._closed.is_set()):
                     return
                 view = state.view(self.agent_seat)
             try:
-                action = self.agent.act(view)
+                with stop_when(self._closed, seconds=self.max_seconds):
+                    action = self.agent.act(view)
             except Exception as exc:  # the page must learn why the game stopped
                 with self._lock:
                     self.error = f"the agent failed: {type(exc).__name__}: {short_repr(str(exc))}"
                 return
             with self._lock:
+                if self._closed.is_set():
+                    return  # deleted while it thought: its move is of no game now
                 try:
                     self._apply(action)
                 except (IllegalActionError, ValueError) as exc:
@@ -296,14 +334,18 @@ class PlaySession:
 
 
 class SessionStore:
-    """The games being played, by id; at most ``max_sessions`` (the least recently used one
-    is dropped to make room) and each dropped after ``idle_seconds`` without a request."""
+    """The games being played, by id: at most ``max_sessions``. Room is made by dropping
+    finished games (the least recently used first) and games idle for ``idle_seconds``
+    without a request; a game still in play is never dropped, and when every game held is in
+    play a new one is refused with 429. ``limits``: what a page may ask an agent to spend."""
 
-    def __init__(self, max_sessions: int = 32, idle_seconds: float = 3600.0,
-                 threads: int = 2, allowed_specs: Sequence[str] = ()):
+    def __init__(self, max_sessions: int = 32, idle_seconds: float = IDLE_SECONDS,
+                 threads: int = 2, allowed_specs: Sequence[str] = (),
+                 limits: PageLimits | None = None):
         self.max_sessions = max_sessions
         self.idle_seconds = idle_seconds
         self.allowed_specs = tuple(allowed_specs)
+        self.limits = limits or PageLimits(threads=threads)
         self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="agent")
         self._sessions: OrderedDict[str, PlaySession] = OrderedDict()
         self._lock = threading.Lock()
@@ -318,20 +360,25 @@ class SessionStore:
         game = request.get("game")
         if game not in GAMES:
             raise PlayError(f"game must be one of {list(GAMES)}, got {short_repr(game)}")
-        opponent = check_page_spec(request.get("opponent", "random"), game, self.allowed_specs)
+        opponent = check_page_spec(request.get("opponent", "random"), game, self.allowed_specs,
+                                   self.limits)
         variant = request.get("variant")
         if variant is not None and (not isinstance(variant, str)
                                     or variant not in get_game(game).variants()):
             raise PlayError(f"variant must be one of {get_game(game).variants()}, got "
                             f"{short_repr(variant)}")
+        with self._lock:
+            self._make_room()  # before the agent is built: a full store starts nothing
         session = PlaySession(game, variant, opponent, request.get("seat", 0),
                               seed=request.get("seed"), layout=request.get("layout", "random"),
-                              executor=self.executor)
+                              executor=self.executor, max_seconds=self.limits.max_seconds)
         session_id = secrets.token_urlsafe(16)
         with self._lock:
-            self._drop_idle()
-            while len(self._sessions) >= self.max_sessions:
-                self._sessions.popitem(last=False)
+            try:
+                self._make_room()  # another request may have filled it meanwhile
+            except PlayError:
+                session.close()
+                raise
             self._sessions[session_id] = session
         return session_id, session
 
@@ -347,17 +394,42 @@ class SessionStore:
 
     def delete(self, session_id: str) -> None:
         with self._lock:
-            if self._sessions.pop(session_id, None) is None:
-                raise PlayError("no such game", status=404)
+            session = self._sessions.pop(session_id, None)
+        if session is None:
+            raise PlayError("no such game", status=404)
+        session.close()
+
+    def _drop(self, key: str) -> None:
+        self._sessions.pop(key).close()
 
     def _drop_idle(self) -> None:
         now = time.monotonic()
-        for key in [k for k, s in self._sessions.items()
-                    if now - s.touched > self.idle_seconds and not s.thinking]:
-            del self._sessions[key]
+        # The page polls while its agent thinks, so a game whose page is open is never idle.
+        for key in [k for k, s in self._sessions.items() if now - s.touched > self.idle_seconds]:
+            self._drop(key)
+
+    def _make_room(self) -> None:
+        """Room for one more game, called with the lock held: idle games go, then finished
+        ones, the least recently used first; 429 when all the rest are in play."""
+        self._drop_idle()
+        if len(self._sessions) < self.max_sessions:
+            return
+        finished = [k for k, s in self._sessions.items() if not s.in_play]
+        if not finished:
+            raise PlayError(f"the server holds {self.max_sessions} games in play, its limit "
+                            f"(scripts/serve.py --max-games); finish or leave one (a game no "
+                            f"request touches for {self.idle_seconds / 60:g} minutes is "
+                            f"dropped), or try again later", status=429)
+        self._drop(finished[0])
 
     def __len__(self) -> int:
         return len(self._sessions)
 
     def close(self) -> None:
+        """Stop every agent's search and the workers (the server shuts down)."""
+        with self._lock:
+            sessions = list(self._sessions.values())
+            self._sessions.clear()
+        for session in sessions:
+            session.close()
         self.executor.shutdown(wait=False, cancel_futures=True)

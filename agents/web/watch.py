@@ -185,6 +185,23 @@ class RunFolder:
             })
         return out
 
+    def _check_variant(self, record: dict[str, Any], index: Any) -> None:
+        """A record names its board or rule set: a bundled one, or a file inside the runs
+        folder. Any other path would have the server read a file a record chose."""
+        description = get_game(record["game"])
+        variant = record.get(description.variant_flag)
+        if not isinstance(variant, str) or variant in description.variants():
+            return  # not a name at all: the replay's own checks refuse it
+        try:  # where the replay would read it: relative to the server's folder
+            inside = Path(variant).resolve().is_relative_to(self.root)
+        except (OSError, ValueError, RuntimeError):  # a loop of links, a NUL
+            inside = False
+        if not inside:
+            raise PlayError(f"game {index} names its {description.variant_noun} by a file "
+                            f"outside the runs folder; the watcher replays bundled ones "
+                            f"({', '.join(description.variants())}) and files inside the runs "
+                            f"folder only", status=403)
+
     def game(self, relative: Any, index: Any, view: Any = "all") -> dict[str, Any]:
         """Game ``index`` of the file, replayed: the board, and per ply the position in
         ``view`` ("all", or "0" / "1" for that player's knowledge) with the move in words."""
@@ -200,6 +217,7 @@ class RunFolder:
         game = record.get("game") if isinstance(record, dict) else None
         if game not in GAMES:
             raise PlayError(f"game {index} is of an unknown game {short_repr(game)}")
+        self._check_variant(record, index)
         frames: list[dict[str, Any]] = []
         actions = record.get("actions") or []
 

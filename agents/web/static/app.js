@@ -317,6 +317,12 @@ async function startGame(event) {
   stopPolling();
   setPlayError(null);
   $("play-status").textContent = "Starting...";
+  // The game this page leaves is given back, so that it stops thinking and the server has room.
+  if (play.id) {
+    const left = play.id;
+    play.id = null;
+    api("DELETE", `/api/play/${left}`).catch(() => {});
+  }
   try {
     const data = await api("POST", "/api/play", request);
     play.id = data.id; play.board = data.board; play.selected = null; play.dest = null;
@@ -448,7 +454,8 @@ function tbwLegend(parent, board) {
   const legend = html("div", { class: "legend" }, parent);
   for (const [name, t] of Object.entries(board.terrain_types)) {
     const item = html("span", { class: "swatch-item" }, legend);
-    html("span", { class: "swatch", style: `background:${terrainColor(name)}` }, item);
+    // A style property, not a style attribute: the page's Content-Security-Policy refuses inline styles.
+    html("span", { class: "swatch" }, item).style.background = terrainColor(name);
     const how = t.passable ? (t.cost !== null ? `cost ${t.cost}` : "some units") :
       (t.shoot_over ? "impassable, shoot over" : "impassable");
     item.appendChild(document.createTextNode(`${name} (${how}) `));
@@ -569,7 +576,7 @@ function swapCells(a, b) {
 }
 
 // ------------------------------------------------------------------ Watch
-const watch = { data: null, ply: 0, timer: null };
+const watch = { data: null, ply: 0, timer: null, games: {} };
 
 async function loadRuns() {
   const select = $("watch-file");
@@ -582,18 +589,35 @@ async function loadRuns() {
   } catch (error) { showWatchError(error.message); }
 }
 
+// A game's result as its replay gave it (the server sends none for a game not yet replayed).
+function replayedResultWords(result) {
+  const winner = result.winner === null ? "draw" : `player ${result.winner} won`;
+  return `${winner}, ${result.end_reason}, ${result.plies} plies`;
+}
+
+function watchGameLabel(g, result, problem) {
+  const label = `#${g.game_id} ${g.agents[0]} v ${g.agents[1]}`;
+  if (result) return `${label}: ${replayedResultWords(result)}`;
+  return problem ? `${label}: does not replay` : `${label} (result shown once replayed)`;
+}
+
 async function loadGames() {
   const select = $("watch-game");
   select.innerHTML = "";
+  watch.games = {};
   try {
     const data = await api("GET", `/api/runs/games?file=${encodeURIComponent($("watch-file").value)}`);
     for (const g of data.games) {
-      const result = g.winner === null || g.winner === undefined ? "draw" : `player ${g.winner} won`;
-      html("option", { value: g.index }, select,
-           `#${g.game_id} ${g.agents[0]} v ${g.agents[1]}: ${result}, ${g.end_reason}, ${g.plies} plies`);
+      watch.games[g.index] = g;
+      html("option", { value: g.index }, select, watchGameLabel(g, g.result, g.problem));
     }
     if (data.games.length) await loadGame();
   } catch (error) { showWatchError(error.message); }
+}
+
+function relabelWatchGame(index, result, problem) {
+  const g = watch.games[index], option = $("watch-game").querySelector(`option[value="${index}"]`);
+  if (g && option) option.textContent = watchGameLabel(g, result, problem);
 }
 
 async function loadGame() {
@@ -603,7 +627,17 @@ async function loadGame() {
   $("watch-status").textContent = "Replaying...";
   try {
     watch.data = await api("GET", `/api/runs/game?file=${encodeURIComponent(file)}&index=${index}&view=${view}`);
-  } catch (error) { showWatchError(error.message); return; }
+  } catch (error) {
+    // Nothing of a game that does not replay is shown, not even the last game's board.
+    watch.data = null;
+    relabelWatchGame(index, null, error.message);
+    for (const id of ["watch-board", "watch-info"]) $(id).innerHTML = "";
+    $("watch-status").textContent = "";
+    $("watch-ply").textContent = "-";
+    showWatchError(error.message);
+    return;
+  }
+  relabelWatchGame(index, watch.data.result, null);
   show("watch-view-label", watch.data.game === "junqi");
   show("watch-thinking-label", !!watch.data.thinking);
   $("watch-scrub").max = watch.data.frames.length - 1;
@@ -657,9 +691,8 @@ function setPly(ply) {
     junqiLegend(info, data.board);
   }
   if (frame.next) html("div", {}, info, `Next: ${frame.next}`);
-  const r = data.result || {};
   $("watch-status").textContent = `${data.agents[0]} (player 0) v ${data.agents[1]} (player 1): ` +
-    (r.winner === null || r.winner === undefined ? "draw" : `player ${r.winner} won`) + `, ${r.end_reason}`;
+    replayedResultWords(data.result);
 }
 
 function stopAutoplay() { if (watch.timer) { clearInterval(watch.timer); watch.timer = null; } $("watch-play").textContent = "Play"; }
@@ -701,6 +734,10 @@ async function main() {
   $("watch-play").addEventListener("click", toggleAutoplay);
   $("watch-scrub").addEventListener("input", (e) => setPly(Number(e.target.value)));
   $("watch-speed").addEventListener("change", () => { if (watch.timer) { stopAutoplay(); toggleAutoplay(); } });
+  // Leaving the page gives its game back (keepalive: the request outlives the page).
+  window.addEventListener("pagehide", () => {
+    if (play.id) fetch(`/api/play/${play.id}`, { method: "DELETE", keepalive: true }).catch(() => {});
+  });
   try {
     const data = await api("GET", "/api/games");
     for (const g of data.games) games[g.name] = g;

@@ -19,7 +19,9 @@ def make_client(tmp_path):
 
     def make(runs_dir=None, allowed_specs=(), **kwargs):
         app = create_app(runs_dir=runs_dir or tmp_path, allowed_specs=allowed_specs, **kwargs)
-        client = TestClient(app)
+        # The host the server answers to (agents.web.guard): 127.0.0.1, as a browser on
+        # this machine would name it.
+        client = TestClient(app, base_url="http://127.0.0.1")
         client.__enter__()
         clients.append(client)
         return client

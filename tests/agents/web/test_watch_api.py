@@ -258,3 +258,22 @@ def test_a_run_still_going_is_watched_through_its_journal(make_client, tmp_path)
     data = client.get("/api/runs/game",
                       params={"file": "going/journal.jsonl", "index": 1, "view": "0"}).json()
     assert len(data["frames"]) == result.games[1].plies + 1
+
+
+def test_a_record_naming_a_board_file_outside_the_runs_folder_is_not_replayed(make_client,
+                                                                                 written_runs):
+    # A record chooses the file its board is read from; the watcher reads none outside the
+    # runs folder (a YAML error could quote the file).
+    source = written_runs["tbw"]["games.jsonl"]
+    runs_root = source.parent.parent
+    records = [json.loads(line) for line in source.read_text().splitlines()]
+    records[0]["scenario"] = "/etc/passwd"
+    folder = runs_root / "outside"
+    folder.mkdir()
+    (folder / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    client = make_client(runs_dir=runs_root)
+    response = client.get("/api/runs/game", params={"file": "outside/games.jsonl", "index": 0})
+    assert response.status_code == 403
+    message = response.json()["error"]
+    assert "outside the runs folder" in message and "passwd" not in message
+    assert "root:" not in response.text
