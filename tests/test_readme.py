@@ -28,6 +28,12 @@ def test_ci_runs_the_readme_test_commands_verbatim():
     for command in commands:
         assert "-c constraints.txt" in command
     assert "--require-integrations=" in tests and "--require-integrations=rllib" in rllib_tests
+    # The tests in a real browser, with docs/web.md's command, in the main tests' environment.
+    web_doc = (ROOT / "docs" / "web.md").read_text()
+    (browser_tests,) = [c for c in re.findall(r"```bash\n(.*?)\n```", web_doc, re.S)
+                        if "-m browser" in c]
+    assert "apt-get install -y chromium" in browser_tests
+    assert ci.index(tests) < ci.index(browser_tests) < ci.index(rllib_tests)
     assert (ROOT / "constraints.txt").read_text().strip() == "torch==2.13.0"
 
 
