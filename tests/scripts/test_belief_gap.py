@@ -68,7 +68,8 @@ def test_knowing_the_flag_draws_it_true_and_leaves_the_other_pieces_as_the_belie
         if state.is_terminal():
             break
     assert checked > 10
-    assert all(0 < after <= before for before, after in zip(wrapped.before, wrapped.after))
+    assert all(0 < after <= before
+               for before, after in zip(wrapped.before, wrapped.after, strict=True))
 
 
 def test_the_command_writes_a_table_results_and_a_chart(tmp_path, capsys):
