@@ -12,6 +12,7 @@ import time
 import pytest
 
 from tbw_envs.junqi.pieces import PIECE_CODES
+from tests.helpers.web_agents import illegal_move_agent_spec
 
 
 def wait_for_turn(client, session_id, timeout=60.0):
@@ -251,21 +252,7 @@ def test_while_the_agent_thinks_the_page_is_told_and_a_move_waits(make_client, t
 
 
 def test_an_agent_that_fails_stops_the_game_with_its_reason(make_client, tmp_path):
-    path = tmp_path / "bad_agent.py"
-    path.write_text(textwrap.dedent("""
-        class BadAgent:
-            name = "bad"
-
-            def __init__(self, seed=None):
-                pass
-
-            def reset(self, seed=None):
-                pass
-
-            def act(self, view):
-                return 5
-    """))
-    spec = f"{path}:BadAgent"
+    spec = illegal_move_agent_spec(tmp_path)
     client = make_client(allowed_specs=(spec,))
     data = client.post("/api/play", json={"game": "junqi", "opponent": spec, "seat": 1}).json()
     state = wait_for_turn(client, data["id"])

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import textwrap
 import threading
 import time
 
@@ -17,6 +16,7 @@ import pytest
 
 from agents.web.limits import PageLimits
 from agents.web.play import PlayError, PlaySession, check_page_spec
+from tests.helpers.web_agents import illegal_move_agent_spec
 
 JSON = {"Content-Type": "application/json"}
 
@@ -252,25 +252,8 @@ def test_a_move_s_thinking_stops_at_the_server_s_time_limit():
 
 # ---------------------------------------------------------------------- a full store
 
-BAD_AGENT = textwrap.dedent("""
-    class BadAgent:
-        name = "bad"
-
-        def __init__(self, seed=None):
-            pass
-
-        def reset(self, seed=None):
-            pass
-
-        def act(self, view):
-            return 5
-""")
-
-
 def test_games_in_play_are_never_dropped_and_a_full_store_answers_429(make_client, tmp_path):
-    path = tmp_path / "bad_agent.py"
-    path.write_text(BAD_AGENT)
-    spec = f"{path}:BadAgent"
+    spec = illegal_move_agent_spec(tmp_path)
     client = make_client(max_sessions=3, allowed_specs=(spec,))
     ids = [client.post("/api/play", json={"game": "tbw", "seed": i}).json()["id"]
            for i in range(3)]
