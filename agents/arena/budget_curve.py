@@ -16,7 +16,8 @@ Elo scale. This module reads such a run back and turns it into curves:
   horizontal dashed line with its interval band.
 
 ``budget_figure`` draws one panel per run (x: budget on a log2 axis, ticks at the budgets; y:
-Elo with the runs' 95% bootstrap intervals); ``budget_table`` is the same as markdown;
+Elo with the runs' 95% intervals; legend entries wrapped between tokens to ``LEGEND_WIDTH``
+characters a line, as the arena's chart wraps its labels); ``budget_table`` is the same as markdown;
 ``summary_json`` as JSON-ready data. ``scripts/budget_curve.py`` is the command line.
 """
 
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agents.arena.plot import wrap_label
 from agents.arena.results import Rating
 from agents.arena.stats import ELO_ANCHOR, WinDrawLoss
 from agents.common.spec_syntax import split_spec
@@ -47,6 +49,7 @@ REFERENCE_GID = "budget-reference"  # the gid of a reference's dashed line
 # When families share a budget, family i of n is drawn shifted by DODGE * (i - (n - 1) / 2)
 # on the log2 axis, so that their error bars do not hide one another.
 DODGE = 0.06
+LEGEND_WIDTH = 34  # characters per line of a legend entry (a long spec wraps between tokens)
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
@@ -382,8 +385,8 @@ def budget_table(runs: Sequence[BudgetRun]) -> str:
                          f"of two games: the intervals overstate the evidence")
         sections.append("\n\n".join([
             f"## {run.title()}\n\n`{run.path}`" + "".join("\n\n" + n for n in notes),
-            f"Ratings (Bradley-Terry Elo, mean of the agents = {ELO_ANCHOR:.0f}; 95% "
-            f"bootstrap interval)\n\n"
+            f"Ratings (Bradley-Terry Elo, mean of the agents = {ELO_ANCHOR:.0f}; the run's 95% "
+            f"interval)\n\n"
             + markdown_table(["family", "key", "agent", "budget", "Elo", "95% interval",
                               "games", "score"], points, align="lllrrrrr"),
             "Per family: Elo per 4x budget (least-squares slope against log4 budget), the gain "
@@ -431,6 +434,11 @@ def dodge(run: BudgetRun, index: int) -> float:
     return DODGE * (index - (len(run.families) - 1) / 2) if shared else 0.0
 
 
+def legend_label(text: str) -> str:
+    """A legend entry wrapped to ``LEGEND_WIDTH`` characters a line, only between tokens."""
+    return "\n".join(wrap_label(text, LEGEND_WIDTH))
+
+
 def _draw_run(ax, run: BudgetRun) -> None:
     from matplotlib.ticker import NullLocator
 
@@ -444,14 +452,14 @@ def _draw_run(ax, run: BudgetRun) -> None:
         ax.errorbar(x, y, yerr=np.maximum([y - low, high - y], 0.0), fmt="none", ecolor=color,
                     elinewidth=1.2, capsize=4, alpha=0.8)
         ax.plot(x, y, marker=_MARKERS[index % len(_MARKERS)], color=color, linewidth=1.8,
-                label=family.label, gid=FAMILY_GID)
+                label=legend_label(family.label), gid=FAMILY_GID)
         budgets.update(family.budgets)
     for index, reference in enumerate(run.references):
         color = f"C{(len(run.families) + index) % 10}"
         if math.isfinite(reference.low) and math.isfinite(reference.high):
             ax.axhspan(reference.low, reference.high, color=color, alpha=0.12, linewidth=0)
         ax.axhline(reference.elo, color=color, linestyle="--", linewidth=1.3,
-                   label=f"{reference.agent} (reference)", gid=REFERENCE_GID)
+                   label=legend_label(f"{reference.agent} (reference)"), gid=REFERENCE_GID)
     ax.set_xscale("log", base=2)
     ticks = sorted(budgets)
     ax.set_xticks(ticks, [budget_text(b) for b in ticks])  # a tick at every budget, no others
@@ -459,7 +467,7 @@ def _draw_run(ax, run: BudgetRun) -> None:
     ax.set_xlim(min(ticks) / 2 ** 0.35, max(ticks) * 2 ** 0.35)
     keys = list(dict.fromkeys(f.key for f in run.families))
     ax.set_xlabel(f"budget ({' / '.join(keys)}), log2 scale")
-    ax.set_ylabel(f"Elo (mean of the agents = {ELO_ANCHOR:.0f}),\n95% bootstrap interval")
+    ax.set_ylabel(f"Elo (mean of the agents = {ELO_ANCHOR:.0f}),\n95% interval of the run")
     ax.set_title(run.title(), fontsize=10)
     ax.grid(True, axis="y", color="#dddddd", linewidth=0.8)
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)

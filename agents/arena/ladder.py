@@ -102,10 +102,11 @@ class LadderResult:
         matplotlib.use("Agg")  # files only: never open a window, never need a display
         import matplotlib.pyplot as plt
 
+        from agents.arena.plot import wrap_label  # labels break between a spec's tokens
+
         rows = sorted([(o.elo, o.spec, False) for o in self.opponents]
                       + [(self.elo, f"{self.agent} (candidate)", True)])
-        labels = ["\n".join(textwrap.wrap(spec, 28, break_long_words=True)[:3])
-                  for _, spec, _ in rows]
+        labels = ["\n".join(wrap_label(spec, 28, max_lines=3)) for _, spec, _ in rows]
         fig, ax = plt.subplots(figsize=(7.5, 1.6 + 0.45 * len(rows)), layout="constrained")
         for position, (elo, _, candidate) in enumerate(rows):
             if candidate:

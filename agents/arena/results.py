@@ -16,7 +16,7 @@ import numpy as np
 from agents.arena.files import write_result
 from agents.arena.records import ArenaGame
 from agents.arena.results_json import result_json
-from agents.arena.stats import bradley_terry, elo_ratings, wilson_interval
+from agents.arena.stats import bradley_terry, elo_ratings, rating_intervals, wilson_interval
 from agents.arena.tables import result_tables, result_title
 
 
@@ -156,7 +156,7 @@ class RoundRobinResult:
                     boot_points += unit_points[picks].sum(axis=0)
                     boot_played += unit_played[picks].sum(axis=0)
                 samples.append(elo_ratings(bradley_terry(boot_points, boot_played)))
-            low, high = np.percentile(np.array(samples), [2.5, 97.5], axis=0)
+            low, high = rating_intervals(points, played, samples)
         total_games = played.sum(axis=1)
         self._ratings = [
             Rating(agent=label, elo=float(elo[i]), low=float(low[i]), high=float(high[i]),

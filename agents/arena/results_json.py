@@ -58,7 +58,9 @@ def result_json(result: RoundRobinResult, command: str | None = None) -> dict[st
                      f"method with {PRIOR_GAMES} virtual drawn games per agent",
             "scale": f"Elo (400 points = odds of 10:1), mean of the agents = {ELO_ANCHOR:.0f}",
             "interval": f"95% percentile bootstrap, {result.bootstrap} resamples of paired "
-                        f"games within each pairing, seed {result.bootstrap_seed}",
+                        f"games within each pairing, seed {result.bootstrap_seed}; profile "
+                        f"likelihood where the bootstrap is blind (a perfect record, games "
+                        f"that always end the same)",
             "agents": [
                 {key: None if isinstance(value, float) and math.isnan(value) else value
                  for key, value in asdict(r).items()}

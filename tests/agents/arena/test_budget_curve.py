@@ -14,6 +14,7 @@ import pytest
 from agents.arena.budget_curve import (
     DODGE,
     FAMILY_GID,
+    LEGEND_WIDTH,
     REFERENCE_GID,
     budget_figure,
     budget_table,
@@ -346,6 +347,26 @@ def test_families_that_share_budgets_are_dodged_apart(tmp_path):
                                                        8 * 2 ** (DODGE / 2)])
         assert [t.get_text() for t in first.get_xticklabels()] == ["2", "8"]
         assert first.get_xlabel().startswith("budget (solves / generations)")
+    finally:
+        plt.close(fig)
+
+
+def test_long_legend_entries_wrap_between_tokens(tmp_path):
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    long = "ucbmcts:weights=tuned,exploration=1.4,rollout=greedy"
+    folder = write_run(tmp_path / "run", [
+        (f"{long},iterations=50", None, 1400.0, 1350.0, 1450.0),
+        (f"{long},iterations=200", None, 1600.0, 1550.0, 1650.0),
+    ])
+    fig = budget_figure([load_budget_run(folder)])
+    try:
+        (entry,) = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+        lines = entry.split("\n")
+        assert lines == ["ucbmcts:weights=tuned,", "exploration=1.4,rollout=greedy",
+                         "(iterations)"]
+        assert all(len(line) <= LEGEND_WIDTH for line in lines)
     finally:
         plt.close(fig)
 

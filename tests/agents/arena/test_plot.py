@@ -1,5 +1,6 @@
 """The round robin's chart (``agents.arena.plot``): long labels do not squeeze the heatmap, no
-text leaves the figure, and every rating interval lies inside its axis."""
+text leaves the figure, every rating interval lies inside its axis, the agents' numbers follow
+the rating order everywhere, and labels wrap only between tokens."""
 
 from __future__ import annotations
 
@@ -17,9 +18,12 @@ from matplotlib.text import Text  # noqa: E402
 from agents.arena.plot import (  # noqa: E402
     LABEL_WIDTH,
     ZERO_WIDTH_LABEL,
+    chart_layout,
+    label_pieces,
     numbered_label,
     plot_round_robin,
     round_robin_figure,
+    wrap_label,
 )
 from agents.arena.results import Rating  # noqa: E402
 
@@ -122,14 +126,104 @@ def test_every_interval_is_inside_the_axis_and_zero_width_ones_are_marked(drawn)
     assert len(zero_width) == sum(len(line.get_xdata()) for line in marked)
 
 
+def _number(label: str) -> int:
+    return int(label.split(".", 1)[0])
+
+
+def test_the_numbers_follow_the_rating_order():
+    layout = chart_layout(["low", "top", "mid", "bottom"], [1500, 1700, 1600, 1200])
+    assert layout.order == [1, 2, 0, 3]
+    assert [_number(label) for label in layout.labels] == [1, 2, 3, 4]
+    assert [label.split(". ", 1)[1] for label in layout.labels] == ["top", "mid", "low", "bottom"]
+    assert layout.numbers() == [3, 1, 2, 4]
+    with pytest.raises(ValueError, match="one rating per label"):
+        chart_layout(["a", "b"], [1500])
+
+
+def test_the_drawn_numbers_follow_the_rating_order(drawn):
+    result, fig, _renderer = drawn
+    heat_ax, rating_ax = fig.axes[:2]
+    ratings = result.ratings()
+    # the ratings, read from the top: numbers 1, 2, ... and falling ratings
+    ticks = sorted(zip(rating_ax.get_yticks(), rating_ax.get_yticklabels(), strict=True),
+                   key=lambda tick: -tick[0])
+    numbers = [_number(label.get_text()) for _, label in ticks]
+    assert numbers == list(range(1, len(ratings) + 1))
+    by_number = {_number(label.get_text()): position for position, label in ticks}
+    points = rating_ax.get_lines()[0]  # the errorbar's markers
+    drawn_elos = dict(zip(points.get_ydata(), points.get_xdata(), strict=True))
+    elos = [drawn_elos[by_number[k]] for k in numbers]
+    assert elos == sorted(elos, reverse=True)
+    assert sorted(elos) == sorted(r.elo for r in ratings)
+    # the heatmap's rows, from the top, and its columns carry the same numbers in order
+    rows = [_number(label.get_text()) for label in heat_ax.get_yticklabels()]
+    assert rows == numbers and all(heat_ax.get_yticks() == range(len(rows)))
+    assert [label.get_text() for label in heat_ax.get_xticklabels()] == [str(k) for k in numbers]
+    # ... and each cell shows the score of its row's agent against its column's agent
+    order = sorted(range(len(ratings)), key=lambda i: -ratings[i].elo)
+    points_matrix, played = result.score_matrix()
+    for cell in heat_ax.texts:
+        column, row = (round(v) for v in cell.get_position())
+        a, b = order[row], order[column]
+        assert cell.get_text().startswith(f"{points_matrix[a, b] / played[a, b]:.2f}\n")
+
+
+SPEC_LABELS = [
+    *LONG_LABELS,
+    "ucbmcts:iterations=50",
+    "ucbmcts:iterations=50,weights=tuned,exploration=1.4",
+    "tree:solves=16,depth=3 (2)",
+    "ppo:path=runs/ppo-junqi-20261121-101010/checkpoints/final/policy.npz",
+    "a-very-long-agent-name-without-separators-at-all",
+]
+
+
+def _cuts(text, lines):
+    """Where ``lines`` cut ``text``: the indices at which a line ends (spaces dropped)."""
+    cuts, position = [], 0
+    for line in lines:
+        start = text.index(line, position)
+        assert text[position:start].strip() == "", (text, lines)  # only spaces dropped
+        position = start + len(line)
+        cuts.append(position)
+    assert text[position:].strip() == ""
+    return cuts[:-1]
+
+
+@pytest.mark.parametrize("label", SPEC_LABELS)
+def test_wrapping_never_splits_a_token(label):
+    text = f"3. {label}"
+    for width in (10, 16, LABEL_WIDTH, 30):
+        lines = wrap_label(text, width)
+        for cut in _cuts(text, lines):
+            # a cut follows a separator or falls on a space
+            assert text[cut - 1] in ",:=/" or text[cut] == " ", (width, lines)
+            # ... and only cuts an item at "=" or "/" when the item does not fit a line
+            if text[cut - 1] in "=/":
+                start = max(text.rfind(c, 0, cut) for c in " ,:") + 1
+                ends = [text.find(c, cut) + (c != " ") for c in " ,:" if c in text[cut:]]
+                item = text[start:min(ends, default=len(text))]
+                assert len(item) > width, (width, item, lines)
+        for line in lines:  # a line is too long only when it is a single unbreakable piece
+            assert len(line) <= width or label_pieces(line, width) == [line], (width, lines)
+
+
+def test_a_short_item_stays_whole():
+    assert numbered_label(0, "ucbmcts:iterations=50") == "1. ucbmcts:\niterations=50"
+    assert wrap_label("ucbmcts:iterations=400,weights=tuned", 22) == [
+        "ucbmcts:", "iterations=400,", "weights=tuned"]
+
+
 def test_labels_are_numbered_and_wrapped_to_a_fixed_width():
     for index, label in enumerate(LONG_LABELS):
         text = numbered_label(index, label)
         assert text.startswith(f"{index + 1}. ")
-        assert all(len(line) <= LABEL_WIDTH for line in text.split("\n"))
+        assert all(len(line) <= LABEL_WIDTH or label_pieces(line) == [line]
+                   for line in text.split("\n"))
     longer = "ppo:path=runs/ppo-junqi-20261121-101010/checkpoints/final/policy.npz"
     shortened = numbered_label(0, longer)
-    assert shortened.count("\n") == 2 and shortened.endswith("final/policy.npz")
+    assert shortened.count("\n") == 2 and shortened.endswith("...final/policy.npz")
+    assert shortened.split("\n")[:2] == ["1. ppo:path=runs/", "ppo-junqi-20261121-101010/"]
 
 
 def test_the_chart_is_written_as_a_png(tmp_path):
