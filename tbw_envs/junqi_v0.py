@@ -29,7 +29,14 @@ from tbw_envs.aec_wrappers import (
     step_after_game_over,
     turn_based_parallel,
 )
-from tbw_envs.core.contract import check_agent, check_options, check_seed, short_list, short_repr
+from tbw_envs.core.contract import (
+    check_agent,
+    check_mask_dtype,
+    check_options,
+    check_seed,
+    short_list,
+    short_repr,
+)
 from tbw_envs.core.errors import IllegalActionError
 from tbw_envs.human_window import HumanWindow
 from tbw_envs.infos import InfoCodes
@@ -85,6 +92,9 @@ class raw_env(AECEnv):
             that player may know.
         string_infos: name the end reason in ``infos`` instead of giving its code (module
             docstring).
+        mask_dtype: the dtype of the ``action_mask`` observation and its space: ``np.int8``
+            (the default, PettingZoo's convention) or ``bool`` (TorchRL's masked policies take
+            only boolean masks); anything else is refused.
     """
 
     metadata = {
@@ -102,9 +112,11 @@ class raw_env(AECEnv):
         render_mode: str | None = None,
         render_perspective: str | None = None,
         string_infos: bool = False,
+        mask_dtype=np.int8,
     ):
         super().__init__()
         self.info_codes = InfoCodes(END_REASONS, AGENTS, string_infos)
+        self.mask_dtype = check_mask_dtype(mask_dtype)
         if not isinstance(deployment, str) or deployment not in DEPLOYMENT_MODES:
             raise ValueError(
                 f"deployment must be 'random' or 'agents', got {short_repr(deployment)}"
@@ -133,7 +145,7 @@ class raw_env(AECEnv):
             name: spaces.Dict(
                 {
                     "observation": spaces.Box(0.0, 1.0, OBSERVATION_SHAPE, dtype=np.float32),
-                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=self.mask_dtype),
                 }
             )
             for name in AGENTS
@@ -148,6 +160,13 @@ class raw_env(AECEnv):
         """The rule set being played (a reset may switch it), by the games' common name for
         it; ``variant.longest_game()`` caps the single-agent wrapper's random openings."""
         return self.rules
+
+    @property
+    def core_state(self) -> JunqiState:
+        """The running game's core state, as ``tbw_v0``'s (read-only property; ``state()`` is
+        PettingZoo's global state array, and ``game`` the same object as this). The live
+        object: read it, do not change it (``core_state.clone()`` for a copy)."""
+        return self._game()
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_spaces[check_agent(agent, AGENTS)]
@@ -334,7 +353,7 @@ class raw_env(AECEnv):
         # The referee's cached legal list equals the player's view.legal_actions() on its turn
         # (tested); reusing it halves the move generation per step.
         legal = game.legal_actions() if game.current_player == player else []
-        return legal_mask_in_frame(legal, player)
+        return legal_mask_in_frame(legal, player).astype(self.mask_dtype, copy=False)
 
     def to_env_action(self, agent: str, core_action: int) -> int:
         """A core (absolute) action as ``agent``'s env action."""

@@ -20,6 +20,10 @@ client can stack them (``tbw_envs.infos``): ``turn`` (the round), ``plies`` (act
 far), ``end_reason`` (a code into ``metadata["end_reasons"]``: 0 ``"not_over"``, then
 ``tbw_envs.tbw.state.END_REASONS``, then ``"illegal_action"``) and ``winner`` (0, 1, or -1 for a
 draw and while the game runs); ``string_infos=True`` names the end reason instead.
+
+``mask_dtype`` (an argument of ``raw_env``, ``env()`` and ``parallel_env()``): the dtype of the
+``action_mask`` observation and of its space, ``np.int8`` (the default, PettingZoo's convention)
+or ``bool`` (TorchRL's masked policies take only boolean masks); anything else is refused.
 """
 
 from __future__ import annotations
@@ -36,7 +40,14 @@ from tbw_envs.aec_wrappers import (
     step_after_game_over,
     turn_based_parallel,
 )
-from tbw_envs.core.contract import check_agent, check_options, check_seed, short_list, short_repr
+from tbw_envs.core.contract import (
+    check_agent,
+    check_mask_dtype,
+    check_options,
+    check_seed,
+    short_list,
+    short_repr,
+)
 from tbw_envs.human_window import HumanWindow
 from tbw_envs.infos import InfoCodes
 from tbw_envs.tbw import END_TURN, IllegalActionError, Scenario, load_scenario
@@ -73,9 +84,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     }
 
     def __init__(self, scenario="duel_5v5_8x8", render_mode: str | None = None,
-                 flip_perspective: bool = True, string_infos: bool = False):
+                 flip_perspective: bool = True, string_infos: bool = False,
+                 mask_dtype=np.int8):
         super().__init__()
         self.info_codes = InfoCodes(END_REASONS, AGENTS, string_infos)
+        self.mask_dtype = check_mask_dtype(mask_dtype)
         modes = self.metadata["render_modes"]
         if render_mode is not None and not (isinstance(render_mode, str) and render_mode in modes):
             raise ValueError(f"render_mode {short_repr(render_mode)} is not one of {modes}")
@@ -107,7 +120,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         n_actions = scenario.num_actions
         obs_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, self._encoder.shape, np.float32),
-            "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
+            "action_mask": spaces.Box(0, 1, (n_actions,), self.mask_dtype),
         })
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in AGENTS}
@@ -121,6 +134,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         """The scenario being played (a reset may switch it), by the games' common name for
         it; ``variant.longest_game()`` caps the single-agent wrapper's random openings."""
         return self.scenario
+
+    @property
+    def core_state(self) -> TBWState:
+        """The running game's core state (read-only property; ``state()`` is PettingZoo's global
+        state array for centralised critics). The live object: read it, do not change it (use
+        ``core_state.clone()`` for a copy to search or to ``reset(options={"state": ...})``)."""
+        return self._state
 
     @property
     def observation_channels(self) -> tuple[str, ...]:
@@ -248,8 +268,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def _mask(self, agent: str) -> np.ndarray:
         side = AGENTS.index(agent)
         if self._state.terminal or self._state.current_side != side:
-            return np.zeros(self.scenario.num_actions, np.int8)
-        mask = self._state.legal_action_mask()
+            return np.zeros(self.scenario.num_actions, self.mask_dtype)
+        mask = self._state.legal_action_mask().astype(self.mask_dtype, copy=False)
         return mask[self._rotation] if self._rotates(agent) else mask
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:

@@ -12,7 +12,8 @@ Masks for other libraries (docs/integrations.md):
 - ``info["action_mask"]`` (bool, one entry per action) on every ``reset`` and ``step``, so
   Gymnasium's vector envs stack it into ``infos["action_mask"]`` of shape ``(num_envs, n)``;
 - ``mask_in_obs=True`` makes the observation a Dict ``{"observation", "action_mask"}`` (the
-  mask as int8, as in the PettingZoo envs) for libraries that read masks from observations;
+  mask as int8, as in the PettingZoo envs, or bool with ``mask_dtype=bool``) for libraries
+  that read masks from observations;
 - behind ``gymnasium.make`` (whose wrappers do not forward methods) the method is
   ``env.get_wrapper_attr("action_masks")()``; on a vector env, ``envs.call("action_masks")``.
 
@@ -26,8 +27,19 @@ waits for its autoreset; it is never played: ``step`` after the end still raises
 Infos: every ``reset`` and ``step`` gives the same keys, each a number or a fixed-shape array,
 so Gymnasium's vector envs (both autoreset modes), Tianshou and TorchRL stack them: the AEC env's
 (``turn`` in TBW, ``plies``, ``end_reason``, ``winner``: ``tbw_envs.infos``), ``learner`` (the
-learner's seat, 0 or 1), ``illegal_action`` (a bool) and ``action_mask``. ``string_infos=True``
-names the learner and the end reason instead.
+learner's seat, 0 or 1), ``illegal_action`` (a bool) and ``action_mask``. Each number is a
+numpy value, not a Python int or bool (TorchRL's ``default_info_dict_reader`` reads every
+value's ``dtype``): ``np.int64``, and ``illegal_action`` a 0-d bool array
+(``as_numpy_scalar``). ``string_infos=True`` names the
+learner and the end reason instead (as ``str``).
+
+Learner seats (``learner_seat``): 0 or 1 is fixed; ``"random"`` draws each episode's seat from
+the env's ``np_random`` (so from the seed); ``"alternate"`` takes the seed's parity on a seeded
+reset (``reset(seed=s)`` is seat ``s % 2``, and the same episode, every time) and the other seat
+than the last episode's on an unseeded one (player_0 first). So a learner sees both seats evenly
+whether it seeds once and then resets unseeded (as SB3 and Gymnasium's vector envs do: sub-env
+``i`` gets seed ``s + i``, then autoresets unseeded) or seeds every episode with consecutive seeds;
+seeding every episode with seeds of one parity keeps one seat.
 
 Illegal learner actions (``check_env`` samples unmasked ones): with ``illegal_action="lose"``
 (the default, as PettingZoo's ``TerminateIllegalWrapper``) the episode ends with reward
@@ -59,6 +71,20 @@ from tbw_envs.core.contract import (
 )
 
 SEATS = ("player_0", "player_1")
+
+
+def as_numpy_scalar(value):
+    """An info value with the ``dtype`` that TorchRL's ``default_info_dict_reader`` reads:
+    ``np.int64`` or ``np.float32``, and a bool as a 0-d bool array, not ``np.bool_``: Gymnasium's
+    vector envs stack a ``np.bool_`` (not a ``np.number``) into an object array. Names
+    (``string_infos``) stay strings."""
+    if isinstance(value, (bool, np.bool_)):
+        return np.array(value, dtype=bool)
+    if isinstance(value, (int, np.integer)):
+        return np.int64(value)
+    if isinstance(value, (float, np.floating)):
+        return np.float32(value)
+    return value
 
 
 OpponentPolicy = Callable[[np.ndarray, np.ndarray], int]
@@ -136,6 +162,7 @@ class SingleAgentEnv(gymnasium.Env):
         aec_space = self.aec.observation_space(SEATS[0])
         # The AEC env's own Dict space already is {"observation", "action_mask"}.
         self.observation_space = aec_space if self.mask_in_obs else aec_space["observation"]
+        self._obs_mask_dtype = aec_space["action_mask"].dtype  # the raw env's mask_dtype
         self.action_space = self.aec.action_space(SEATS[0])
         self._check_opponent_fits(opponent, aec_space["observation"].shape)
         self.noop_action = int(self.action_space.n) - 1
@@ -144,16 +171,21 @@ class SingleAgentEnv(gymnasium.Env):
         self._over_mask.flags.writeable = False
         self._has_reset = False
         self._ended_in_reset = False
-        self._episodes = 0
-        self.learner = SEATS[0] if learner_seat == "alternate" else SEATS[
-            learner_seat if isinstance(learner_seat, int) else 0
-        ]
+        # "alternate": the seat of the next unseeded reset (module docstring).
+        self._next_alternate_seat = 0
+        self.learner = SEATS[learner_seat if isinstance(learner_seat, int) else 0]
         self._done = True
         # The learner's legal mask in the current state, built once per step (by ``_emit``) and
         # used by ``step``'s legality check, ``action_masks()``, the info and the observation.
         self._mask = self._over_mask
 
     # ------------------------------------------------------------------ helpers
+
+    @property
+    def core_state(self):
+        """The running game's core state (``TBWState`` / ``JunqiState``): the raw env's
+        ``core_state``, read-only."""
+        return self.aec.core_state
 
     @property
     def opponent_seat(self) -> str:
@@ -173,7 +205,7 @@ class SingleAgentEnv(gymnasium.Env):
         planes = self.aec.observe_planes(self.learner)
         if not self.mask_in_obs:
             return planes
-        return {"observation": planes, "action_mask": mask.astype(np.int8)}
+        return {"observation": planes, "action_mask": mask.astype(self._obs_mask_dtype)}
 
     def _emit(self, illegal: bool = False):
         """The observation and info of the current state, both carrying the same mask (the
@@ -183,10 +215,12 @@ class SingleAgentEnv(gymnasium.Env):
         else:
             self._mask = self.aec.action_mask(self.learner).astype(bool)
         info = {**self.aec.infos[self.learner], "learner": self._codes.seat(self.learner),
-                "illegal_action": illegal, "action_mask": self._mask.copy()}
+                "illegal_action": illegal}
         if illegal:
             info["end_reason"] = self._codes.illegal_end()
             info["winner"] = SEATS.index(self.opponent_seat)
+        info = {key: as_numpy_scalar(value) for key, value in info.items()}
+        info["action_mask"] = self._mask.copy()
         return self._learner_obs(self._mask), info
 
     @property
@@ -270,10 +304,13 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec.reset(seed=seed, options=options)
         super().reset(seed=seed)
         if self.learner_seat_option == "alternate":
-            self.learner = SEATS[self._episodes % 2]
+            # From the seed, so that reset(seed=s) replays its episode (check_env's determinism
+            # checks); unseeded resets take the other seat from the last episode.
+            seat = seed % 2 if seed is not None else self._next_alternate_seat
+            self.learner = SEATS[seat]
+            self._next_alternate_seat = 1 - seat
         elif self.learner_seat_option == "random":
             self.learner = SEATS[int(self.np_random.integers(2))]
-        self._episodes += 1
         if hasattr(self.opponent, "reset"):
             # Drawn from np_random even without a seed, so reset(seed=s) then reset() replays.
             self.opponent.reset(int(self.np_random.integers(2**31 - 1)))
@@ -338,14 +375,17 @@ def make_tbw_single(
     opening_plies: int = 0,
     string_infos: bool = False,
     illegal_reward: float = -1.0,
+    mask_dtype=np.int8,
 ) -> SingleAgentEnv:
     """``gymnasium.make("tbw_envs/TBWSingle-v0", scenario=..., opponent=...)``;
     ``mask_in_obs=True`` gives Dict observations ``{"observation", "action_mask"}``;
     ``opening_plies=N`` starts every episode with N random plies (varied starts; at most a
     quarter of the scenario's longest game, the arena's cap: 100 on duel_5v5_8x8);
-    ``string_infos=True`` names the learner and the end reason in infos."""
+    ``string_infos=True`` names the learner and the end reason in infos; ``mask_dtype=bool``
+    makes the Dict observation's mask boolean (TorchRL; default int8)."""
     aec = tbw_v0.raw_env(scenario=scenario, render_mode=render_mode,
-                         flip_perspective=flip_perspective, string_infos=string_infos)
+                         flip_perspective=flip_perspective, string_infos=string_infos,
+                         mask_dtype=mask_dtype)
     return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,
                           illegal_action=illegal_action, illegal_reward=illegal_reward,
                           mask_in_obs=mask_in_obs, opening_plies=opening_plies)
@@ -365,7 +405,8 @@ def make_junqi_single(
     ``mask_in_obs=True`` gives Dict observations ``{"observation", "action_mask"}``;
     ``opening_plies=N`` starts every episode with N random plies (at most a quarter of the
     rule set's longest game: 500 on ccgc); other keywords
-    (``rules``, ``deployment``, ``string_infos``) go to ``junqi_v0.raw_env``."""
+    (``rules``, ``deployment``, ``string_infos``, ``mask_dtype``: int8 or bool for the Dict
+    observation's mask) go to ``junqi_v0.raw_env``."""
     aec = junqi_v0.raw_env(render_mode=render_mode, **env_kwargs)
     return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,
                           illegal_action=illegal_action, illegal_reward=illegal_reward,

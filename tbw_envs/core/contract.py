@@ -142,6 +142,24 @@ def check_options(options, where: str = "reset") -> dict:
     return dict(options)
 
 
+MASK_DTYPES = (np.dtype(np.int8), np.dtype(np.bool_))
+
+
+def check_mask_dtype(mask_dtype) -> np.dtype:
+    """The dtype of ``action_mask`` observations: int8 (PettingZoo's convention, the default) or
+    bool (TorchRL's masked distributions take only boolean masks), as a type, dtype or name."""
+    dtype = None
+    if mask_dtype is not None and not isinstance(mask_dtype, (bool, np.bool_)):
+        try:
+            dtype = np.dtype(mask_dtype)
+        except TypeError:
+            dtype = None
+    if dtype is None or dtype not in MASK_DTYPES:
+        raise ValueError(f"mask_dtype must be int8 or bool (np.int8, 'int8', bool, np.bool_ or "
+                         f"'bool'), got {short_repr(mask_dtype)}")
+    return dtype
+
+
 def check_agent(agent, agents: Iterable[str]) -> str:
     """``agent`` if it names one of ``agents``; otherwise a ValueError listing them."""
     agents = tuple(agents)

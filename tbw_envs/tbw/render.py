@@ -30,8 +30,6 @@ _REASON_TEXT = {
     "annihilation": "ARMY DESTROYED",
     "leader_killed": "LEADER KILLED",
     "mutual_defeat": "BOTH ARMIES LOST",
-    "turn_limit_hp": "TURN LIMIT: MORE HP",
-    "turn_limit_draw": "TURN LIMIT: EVEN HP",
 }
 
 # ------------------------------------------------------------------ bitmap font
@@ -375,6 +373,17 @@ def render_rgb(state, tile_px: int = 32) -> np.ndarray:
     return img
 
 
+def _turn_limit_text(state) -> str:
+    """How the turn limit was scored: a plain draw (``turn_limit_result: draw``, whatever the Hp),
+    or by the sides' Hp totals (``hp``: more Hp wins, equal Hp draws), with the totals."""
+    if state.scenario.turn_limit_result != "hp":
+        return "TURN LIMIT: DRAW"
+    totals = [sum(max(int(state.hp[u]), 0) for u in state.scenario.side_units[side])
+              for side in (0, 1)]
+    verdict = "EVEN HP" if totals[0] == totals[1] else "MORE HP"
+    return f"TURN LIMIT: {verdict} {totals[0]}-{totals[1]}"
+
+
 def result_lines(state) -> tuple[str, str]:
     """The two lines of the game-over banner: who won (or a draw), and why."""
     if state.winner is None:
@@ -382,7 +391,11 @@ def result_lines(state) -> tuple[str, str]:
     else:
         head = f"{_SIDE_NAMES[state.winner]} (SIDE {state.winner}) WINS"
     reason = state.end_reason
-    return head, f"{_REASON_TEXT.get(reason, str(reason).upper())}, TURN {state.turn}"
+    if reason in ("turn_limit_hp", "turn_limit_draw"):
+        why = _turn_limit_text(state)
+    else:
+        why = _REASON_TEXT.get(reason, str(reason).upper())
+    return head, f"{why}, TURN {state.turn}"
 
 
 def _draw_banner(img: np.ndarray, state) -> None:

@@ -142,3 +142,28 @@ def test_supersuit_vector_env_plays_whole_games_of_our_parallel_env(game):
             break
     assert ended >= 2
     envs.close()
+
+
+@pytest.mark.parametrize("game", ["tbw", "junqi"])
+def test_torchrl_gym_wrapper_reads_single_agent_infos(game):
+    """TorchRL's ``default_info_dict_reader`` reads each info value's ``dtype``: Python ints and
+    bools failed with "'int' object has no attribute 'dtype'"."""
+    pytest.importorskip("torchrl", reason="torchrl is not installed (the integrations extra)")
+    import torch
+    from torchrl.envs import GymWrapper
+    from torchrl.envs.gym_like import default_info_dict_reader
+
+    single = {"tbw": lambda: make_tbw_single(scenario=SKIRMISH, learner_seat="alternate"),
+              "junqi": lambda: make_junqi_single(rules=QUICK_JUNQI, learner_seat="alternate")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env = GymWrapper(single[game]())
+        env.set_info_dict_reader(default_info_dict_reader())
+        env.set_seed(0)
+        # Unmasked random actions: most episodes end on an illegal move, some by the rules.
+        rollout = env.rollout(200, break_when_any_done=False)
+    after = rollout["next"]
+    assert after["illegal_action"].dtype == torch.bool and after["winner"].dtype == torch.int64
+    assert after["illegal_action"].any() and after["done"].any()
+    assert set(after["learner"].tolist()) == {0, 1}
+    assert after["action_mask"].shape == (200, env.action_spec.space.n)

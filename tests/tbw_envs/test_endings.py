@@ -280,6 +280,25 @@ class Scripted:
         return self.plays.pop(0)
 
 
+SINGLE_AGENT_INT_INFOS = ("plies", "end_reason", "winner", "learner")
+
+
+def assert_numpy_info(env, info: dict) -> None:
+    """Every single-agent info value is a numpy value (TorchRL's ``default_info_dict_reader``
+    reads each value's ``dtype``; a Python int has none): ints ``np.int64``, the bool a 0-d bool
+    array (which Gymnasium's vector envs stack as bool, unlike ``np.bool_``)."""
+    ints = (*SINGLE_AGENT_INT_INFOS, "turn") if env.metadata["name"] == "tbw_v0" else (
+        SINGLE_AGENT_INT_INFOS)
+    assert set(info) == {*ints, "illegal_action", "action_mask"}
+    for key in ints:
+        assert type(info[key]) is np.int64, (key, type(info[key]))
+    illegal = info["illegal_action"]
+    assert isinstance(illegal, np.ndarray) and illegal.dtype == bool and illegal.shape == ()
+    mask = info["action_mask"]
+    assert isinstance(mask, np.ndarray) and mask.dtype == bool
+    assert mask.shape == (env.action_space.n,)
+
+
 def single_agent(case: Ending, seat: int, opponent):
     kwargs = {"opponent": opponent, "learner_seat": seat}
     if game_of(case) == "tbw":
@@ -311,17 +330,19 @@ def test_single_agent_wrapper_gives_the_learner_its_return(case, seat, movers):
     theirs = [a for a, m in zip(case.plays, movers, strict=True) if m != seat]
     env = single_agent(case, seat, Scripted(theirs))
     obs, info = env.reset(options={"state": case.start})
+    assert_numpy_info(env, info)
     assert (info["learner"], info["end_reason"], info["winner"]) == (seat, 0, -1)
     for i, action in enumerate(mine):
         env_action = env.unwrapped.aec.to_env_action(SEATS[seat], action)
         assert env.action_masks()[env_action] and info["action_mask"][env_action]
         obs, reward, terminated, truncated, info = env.step(env_action)
+        assert_numpy_info(env, info)
         last = i == len(mine) - 1
         assert (terminated, truncated) == (last, False)
         assert reward == (case.returns[seat] if last else 0.0)
     names = env.metadata["end_reasons"]
     assert (names[info["end_reason"]], info["winner"]) == (case.end_reason, case.winner)
-    assert info["illegal_action"] is False and info["learner"] == seat
+    assert not info["illegal_action"] and info["learner"] == seat
 
 
 @pytest.mark.parametrize("case, seat, movers", SEAT_CASES,
@@ -329,13 +350,29 @@ def test_single_agent_wrapper_gives_the_learner_its_return(case, seat, movers):
 def test_single_agent_illegal_move_loses(case, seat, movers):
     theirs = [a for a, m in zip(case.plays, movers, strict=True) if m != seat]
     env = single_agent(case, seat, Scripted(theirs))
-    env.reset(options={"state": case.start})
+    assert_numpy_info(env, env.reset(options={"state": case.start})[1])
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     _, reward, terminated, truncated, info = env.step(illegal)
+    assert_numpy_info(env, info)
     assert (reward, terminated, truncated) == (-1.0, True, False)
     names = env.metadata["end_reasons"]
     assert (names[info["end_reason"]], info["winner"]) == ("illegal_action", 1 - seat)
-    assert info["illegal_action"] is True
+    assert info["illegal_action"]
+
+
+OPPONENT_ENDS_CASES = [(case, seat) for case in ENDINGS for seat in (0, 1)
+                       if (case, seat) not in {(c, s) for c, s, _ in SEAT_CASES}]
+
+
+@pytest.mark.parametrize("case, seat", OPPONENT_ENDS_CASES,
+                         ids=[f"{c.name}-learner{s}" for c, s in OPPONENT_ENDS_CASES])
+def test_single_agent_episode_ended_inside_reset_has_numpy_infos(case, seat):
+    """The opponent's moves end the game before the learner's first move."""
+    env = single_agent(case, seat, Scripted(list(case.plays)))
+    _, info = env.reset(options={"state": case.start})
+    assert_numpy_info(env, info)
+    names = env.metadata["end_reasons"]
+    assert (names[info["end_reason"]], info["winner"]) == (case.end_reason, case.winner)
 
 
 def test_reset_from_a_state_checks_it():

@@ -258,3 +258,134 @@ def test_tbw_end_reason_agrees_with_the_board():
     env.reset()
     assert env._state.end_reason is None
     assert (env.infos["player_0"]["end_reason"], env.infos["player_0"]["winner"]) == (0, -1)
+
+
+# ---------------------------------------------------------------- mask_dtype
+
+MASK_DTYPE_LAYERS = {
+    "raw_env": lambda module, kw, dtype: module.raw_env(mask_dtype=dtype, **kw),
+    "env": lambda module, kw, dtype: module.env(mask_dtype=dtype, **kw),
+    "parallel_env": lambda module, kw, dtype: module.parallel_env(mask_dtype=dtype, **kw),
+}
+GAMES = {"tbw": (tbw_v0, {"scenario": SHORT_TBW}), "junqi": (junqi_v0, {"rules": SHORT_JUNQI})}
+
+
+def _masked_choice(rng, mask) -> int:
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, bool])
+@pytest.mark.parametrize("layer", list(MASK_DTYPE_LAYERS))
+@pytest.mark.parametrize("game", ["tbw", "junqi"])
+def test_mask_dtype_sets_the_mask_and_its_space_in_every_pettingzoo_layer(game, layer, dtype):
+    """Every observed mask (the mover's, the waiting agent's, the terminal one) has the asked
+    dtype, and so has the space it must belong to."""
+    module, kwargs = GAMES[game]
+    env = MASK_DTYPE_LAYERS[layer](module, kwargs, dtype)
+    rng = np.random.default_rng(0)
+    space = env.observation_space("player_0")
+    assert space["action_mask"].dtype == np.dtype(dtype)
+    seen = 0
+    if layer == "parallel_env":
+        observations, _ = env.reset(seed=0)
+        while env.agents:
+            for obs in observations.values():
+                assert obs["action_mask"].dtype == np.dtype(dtype) and space.contains(obs)
+                seen += 1
+            actions = {a: _masked_choice(rng, observations[a]["action_mask"]) for a in env.agents}
+            observations, *_ = env.step(actions)
+    else:
+        env.reset(seed=0)
+        for _agent in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            for who in env.agents:
+                assert env.observe(who)["action_mask"].dtype == np.dtype(dtype)
+            assert obs["action_mask"].dtype == np.dtype(dtype) and space.contains(obs)
+            seen += 1
+            done = terminated or truncated
+            env.step(None if done else _masked_choice(rng, obs["action_mask"]))
+    assert seen > 2
+
+
+@pytest.mark.parametrize("dtype", [np.int8, bool, "bool", np.bool_, "int8"])
+@pytest.mark.parametrize("game", ["tbw", "junqi"])
+def test_mask_dtype_reaches_the_single_agent_dict_observation(game, dtype):
+    env_id, kwargs = SINGLE[game]
+    env = gymnasium.make(env_id, mask_in_obs=True, mask_dtype=dtype, **kwargs)
+    assert env.observation_space["action_mask"].dtype == np.dtype(dtype)
+    rng = np.random.default_rng(1)
+    obs, info = env.reset(seed=0)
+    done = False
+    while not done:
+        assert obs["action_mask"].dtype == np.dtype(dtype) and env.observation_space.contains(obs)
+        assert info["action_mask"].dtype == bool  # the info mask stays bool whatever the option
+        obs, _, terminated, truncated, info = env.step(_masked_choice(rng, obs["action_mask"]))
+        done = terminated or truncated
+    assert obs["action_mask"].dtype == np.dtype(dtype) and env.observation_space.contains(obs)
+
+
+@pytest.mark.parametrize("bad", [None, True, "float32", np.float32, int, "mask"])
+def test_mask_dtype_other_than_int8_or_bool_is_refused(bad):
+    for make in (lambda: tbw_v0.raw_env(mask_dtype=bad), lambda: junqi_v0.env(mask_dtype=bad),
+                 lambda: make_tbw_single(mask_dtype=bad),
+                 lambda: make_junqi_single(mask_in_obs=True, mask_dtype=bad)):
+        with pytest.raises(ValueError, match="mask_dtype must be int8 or bool.*got"):
+            make()
+
+
+def test_torchrl_masked_categorical_takes_the_bool_mask():
+    """TorchRL's masked distribution refuses int8 masks (``masked_fill_ only supports boolean
+    masks``); ``mask_dtype=bool`` hands it the observation's mask as it is."""
+    pytest.importorskip("torchrl", reason="torchrl is not installed (the integrations extra)")
+    import torch
+    from torchrl.envs import GymWrapper
+    from torchrl.modules import MaskedCategorical
+
+    env = GymWrapper(make_tbw_single(scenario=SHORT_TBW, mask_in_obs=True, mask_dtype=bool))
+    td = env.reset()
+    mask = td["action_mask"]
+    assert mask.dtype == torch.bool
+    logits = torch.zeros(mask.shape)
+    sampled = MaskedCategorical(logits=logits, mask=mask).sample((64,))
+    assert mask[sampled].all()
+    int8_env = GymWrapper(make_tbw_single(scenario=SHORT_TBW, mask_in_obs=True))
+    with pytest.raises(RuntimeError, match="boolean"):
+        MaskedCategorical(logits=logits, mask=int8_env.reset()["action_mask"]).sample()
+
+
+# ---------------------------------------------------------------- core_state
+
+
+@pytest.mark.parametrize("game", ["tbw", "junqi"])
+def test_core_state_is_the_running_games_state_behind_every_layer(game):
+    """``core_state`` (``state`` is PettingZoo's global-state method, kept) is the core state of
+    the game being played, through ``env.unwrapped`` of every layer, and cannot be assigned."""
+    from tbw_envs.junqi import JunqiState
+    from tbw_envs.tbw.state import TBWState
+
+    module, kwargs = GAMES[game]
+    kind = TBWState if game == "tbw" else JunqiState
+    aec = module.env(**kwargs)
+    aec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    first = aec.unwrapped.core_state
+    assert isinstance(first, kind)
+    for _ in range(3):
+        aec.step(_masked_choice(rng, aec.last()[0]["action_mask"]))
+    raw = aec.unwrapped
+    assert isinstance(raw.state(), np.ndarray)  # the global state array still works
+    # The property follows the game: the action mask agrees with its legal moves.
+    current = raw.core_state
+    assert int(aec.last()[0]["action_mask"].sum()) == len(current.legal_actions())
+    if game == "junqi":
+        assert raw.game is current
+    with pytest.raises(AttributeError):
+        raw.core_state = first
+    single_env_id, single_kwargs = SINGLE[game]
+    single = gymnasium.make(single_env_id, **single_kwargs)
+    single.reset(seed=0)
+    assert single.unwrapped.core_state is single.unwrapped.aec.core_state
+    assert isinstance(single.unwrapped.core_state, kind)
+    parallel = module.parallel_env(**kwargs)
+    parallel.reset(seed=0)
+    assert isinstance(parallel.unwrapped.core_state, kind)

@@ -25,7 +25,7 @@ from tests.helpers.junqi_games import FIVE_QUIET
 from tests.helpers.quick_games import QUICK_JUNQI, SHORT_JUNQI, SHORT_TBW, SKIRMISH, TBW_SCENARIO
 
 
-@pytest.mark.parametrize("learner_seat", [0, 1])
+@pytest.mark.parametrize("learner_seat", [0, 1, "alternate", "random"])
 def test_junqi_single_agent_wrapper_passes_check_env(learner_seat):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -51,7 +51,7 @@ def test_junqi_single_agent_episodes_with_agent_opponent_and_masks():
     assert seats == {0, 1}
 
 
-@pytest.mark.parametrize("learner_seat", [0, 1])
+@pytest.mark.parametrize("learner_seat", [0, 1, "alternate", "random"])
 def test_single_agent_wrapper_passes_check_env(learner_seat):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -307,3 +307,35 @@ def test_make_single_passes_render_mode_rules_and_illegal_action_through():
             env.step(illegal)
 
 
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: make_tbw_single(scenario=SKIRMISH, learner_seat="alternate"),
+             lambda: make_junqi_single(learner_seat="alternate")], ids=["tbw", "junqi"])
+def test_learner_seat_alternate_follows_the_seed_and_alternates_unseeded(make):
+    """A seeded reset's seat is the seed's parity whatever came before, and the episode replays
+    (the seat used to follow the episode count); unseeded resets take turns."""
+    env = make()
+
+    def first_steps(seed):
+        obs, info = env.reset(seed=seed)
+        rng = np.random.default_rng(0)
+        observations = [obs]
+        for _ in range(3):
+            mask = env.action_masks()
+            obs, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+            observations.append(obs)
+            if terminated or truncated:
+                break
+        return info["learner"], observations
+
+    seat, episode = first_steps(7)
+    env.reset()  # an unseeded episode in between must not shift the next seeded seat
+    for _ in range(2):
+        again_seat, again = first_steps(7)
+        assert again_seat == seat == 1
+        assert len(again) == len(episode)
+        assert all(np.array_equal(a, b) for a, b in zip(again, episode, strict=True))
+    assert first_steps(4)[0] == 0
+    unseeded = [env.reset()[1]["learner"] for _ in range(4)]
+    assert unseeded == [1, 0, 1, 0]

@@ -296,3 +296,39 @@ def test_tbw_key_names_each_symbol_from_the_scenario():
         assert f"{char} {name}" in key
     for spec in scenario.units:
         assert f"{spec.type.name[0].upper()} {spec.type.name}" in key
+
+
+def _played_to_the_turn_limit(turn_limit_result: str, hps: tuple[int, int]):
+    """Two units out of each other's reach, with ``hps`` Hp, both sides ending their turns
+    until the one-turn limit ends the game by the rules."""
+    scenario = load_scenario({
+        "name": f"turn_limit_{turn_limit_result}_{hps[0]}_{hps[1]}",
+        "board": {"topology": "square4", "terrain": ["......"], "legend": {".": "plain"}},
+        "terrain": {"plain": {"cost": 1}},
+        "unit_types": {f"u{hp}": {"hp": hp, "atk": 1, "move": 0, "range": [1, 1]}
+                       for hp in set(hps)},
+        "units": [{"side": 0, "type": f"u{hps[0]}", "pos": [0, 0]},
+                  {"side": 1, "type": f"u{hps[1]}", "pos": [0, 5]}],
+        "max_turns": 1,
+        "win": "annihilation",
+        "rules": {"turn_limit_result": turn_limit_result},
+    })
+    state = scenario.initial_state()
+    while not state.terminal:
+        state.apply(scenario.end_turn_action)
+    return state
+
+
+def test_turn_limit_banner_says_how_the_limit_was_scored():
+    """A draw by the "draw" rule is not "even Hp" (it said so at Hp 3 against 7); the "hp" rule
+    shows the totals that decided it."""
+    plain = _played_to_the_turn_limit("draw", (3, 7))
+    assert plain.winner is None
+    assert result_lines(plain) == ("DRAW", "TURN LIMIT: DRAW, TURN 1")
+    even = _played_to_the_turn_limit("hp", (5, 5))
+    assert even.winner is None
+    assert result_lines(even) == ("DRAW", "TURN LIMIT: EVEN HP 5-5, TURN 1")
+    more = _played_to_the_turn_limit("hp", (3, 7))
+    assert more.winner == 1
+    assert result_lines(more)[1] == "TURN LIMIT: MORE HP 3-7, TURN 1"
+    assert render_rgb(plain).shape == render_rgb(more).shape
