@@ -32,6 +32,7 @@ characters.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -220,17 +221,21 @@ def agent_params(name: str, game: str | None = None) -> dict[str, Param]:
 
 # ---------------------------------------------------------------------------- spec names
 def _check_name(spec: str, name: str, game: str | None) -> None:
+    if game is not None and game not in GAMES:
+        raise ValueError(f"unknown game {short_repr(game)}; games are {list(GAMES)}")
     if name not in AGENTS:
-        raise spec_error(spec, f"unknown agent {short_repr(name)}; known agents: "
-                               f"{sorted(AGENTS)}, or your own as path/to/file.py:Name or "
-                               f"package.module:Name")
-    if game is not None:
-        if game not in GAMES:
-            raise ValueError(f"unknown game {short_repr(game)}; games are {list(GAMES)}")
-        if name not in ALL_GAMES[game].agents:
-            playable = sorted(ALL_GAMES[game].agents)
-            raise ValueError(f"agent {name!r} does not play {game}; agents for {game}: "
-                             f"{playable}")
+        # Only the agents of the game being played: another game's would be refused next.
+        known = sorted(AGENTS) if game is None else sorted(ALL_GAMES[game].agents)
+        close = difflib.get_close_matches(name, known, n=3)
+        guess = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
+        raise spec_error(spec, f"unknown agent {short_repr(name)}; {guess}known agents"
+                               f"{'' if game is None else f' for {game}'}: {known}, or your "
+                               f"own as path/to/file.py:Name or package.module:Name")
+    if game is not None and name not in ALL_GAMES[game].agents:
+        playable = sorted(ALL_GAMES[game].agents)
+        plays = " and ".join(agent_games(name))
+        raise ValueError(f"agent {name!r} does not play {game} (it plays {plays} only); "
+                         f"agents for {game}: {playable}")
 
 
 def parse_agent_spec(spec: str, game: str | None = None) -> tuple[str, dict[str, Any]]:

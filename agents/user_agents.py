@@ -29,6 +29,12 @@ too, and one that is not legal raises ``IllegalActionError`` naming the agent. A
 also has ``reset(seed)`` is reset before every game. It plays as a view agent wrapped in
 ``agents.observation_policy.ObservationPolicyAgent``.
 
+Its game. An agent made for one game says so: a ``game`` attribute on ``Name`` (a class
+attribute, as ``agents.junqi.base.JunqiAgent`` and the TBW searches have), else ``GAME = "junqi"``
+at the top level of its file or module. Built for another game it is refused, naming the agent,
+its game and the game played; ``scripts/arena.py`` without ``--game`` plays the agents' game.
+Without either it may play any game.
+
 Arguments. If ``Name`` declares ``PARAMS`` (``agents.common.params``), each value is cast by its
 declared type and checked, as for registry agents. Otherwise a value is read by its form: ``true``
 or ``false`` (any case) is a bool, an optionally signed run of digits an int (``007`` is 7), a
@@ -216,11 +222,12 @@ def public_names(module: ModuleType) -> list[str]:
                                                    or inspect.isroutine(value)))
 
 
-def find_object(user: UserSpec) -> Any:
+def find_object(user: UserSpec) -> tuple[ModuleType, Any]:
+    """The file's or module's module, and the object the spec names in it."""
     module = load_file(user) if user.is_file else load_module(user)
     where = user.target if user.is_file else f"module {user.target}"
     try:
-        return getattr(module, user.name)
+        return module, getattr(module, user.name)
     except AttributeError:
         names = public_names(module)
         listed = ", ".join(names) if names else "none"
@@ -278,6 +285,7 @@ class UserEntry:
     kind: str  # "view agent", "policy class", "factory" or "policy"
     signature: inspect.Signature
     kwargs: dict[str, Any]
+    game: str | None = None  # the game it says it plays (``declared_game``); None: any
 
     def build(self, seed: int | None, game: str | None, variant: str | None) -> Any:
         """A fresh agent for one game (a view agent, or a policy wrapped as one)."""
@@ -416,9 +424,34 @@ def load_user_agent(spec: str) -> UserEntry:
     """Load the file or module of a user agent spec and check what it names and the spec's
     arguments, without building the agent."""
     user = split_user_spec(spec)
-    obj = find_object(user)
+    module, obj = find_object(user)
     kind, signature = classify(user, obj)
-    return UserEntry(user, obj, kind, signature, spec_arguments(user, obj, kind, signature))
+    return UserEntry(user, obj, kind, signature, spec_arguments(user, obj, kind, signature),
+                     declared_game(user, module, obj))
+
+
+def declared_game(user: UserSpec, module: ModuleType, obj: Any) -> str | None:
+    """The game the agent says it plays: ``obj.game`` (a class attribute), else the module's
+    ``GAME``; None when it says neither (any game). A value that is not a game's name is
+    refused, naming where it was found."""
+    where = f"{user.name}.game"
+    value = getattr(obj, "game", None)
+    if isinstance(value, property):  # each instance says: not known before one is built
+        value = None
+    if value is None:
+        where, value = "GAME", getattr(module, "GAME", None)
+    if value is None:
+        return None
+    if not isinstance(value, str) or value not in GAMES:
+        raise user.error(f"{user.target}: {where} is {short_repr(value)}, not a game; games "
+                         f"are {', '.join(GAMES)}")
+    return value
+
+
+def user_agent_game(spec: str) -> str | None:
+    """The game a user agent spec's agent says it plays (``declared_game``; this loads its file
+    or module), or None: any game."""
+    return load_user_agent(spec).game
 
 
 def parse_user_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -434,7 +467,14 @@ def make_user_agent(spec: str, seed: int | None = None, game: str | None = None,
     seed = check_seed(seed, f"make_agent({short_repr(spec)})")
     if game is not None and game not in GAMES:
         raise ValueError(f"unknown game {short_repr(game)}; games are {list(GAMES)}")
-    agent = load_user_agent(spec).build(seed, game, variant)
+    entry = load_user_agent(spec)
+    if game is not None and entry.game is not None and entry.game != game:
+        declared = (f"{entry.user.name}.game = {entry.game!r}"
+                    if isinstance(getattr(entry.obj, "game", None), str)
+                    else f"GAME = {entry.game!r} in {entry.user.target}")
+        raise entry.user.error(f"{entry.user.label} plays {entry.game} ({declared}), not "
+                               f"{game}, the game being played")
+    agent = entry.build(seed, game, variant)
     with contextlib.suppress(AttributeError):  # __slots__ or a read-only name: kept as is
         agent.name = spec
     return agent

@@ -26,6 +26,11 @@ most a quarter of the longest game the scenario or rule set allows (duel_5v5_8x8
 Each game is appended to --out's journal.jsonl as it finishes (the files above replace it at the
 end): after Ctrl-C or a lost machine, --resume DIR replays and checks those games and plays only
 the rest, to the same files as an uninterrupted run.
+
+An agent that raises or returns an illegal action stops the run with a line naming it, the game
+and the error (--on-agent-error stop, the default), or loses that game and the run goes on
+(--on-agent-error forfeit: one line per forfeit; the record, the tables and games.csv say why,
+and scripts/replay.py --verify checks the forfeit). The arena has no per-move time limit.
 """
 
 from __future__ import annotations
@@ -53,6 +58,8 @@ from agents.arena import (  # noqa: E402
 )
 from agents.arena import replay_record as replay_final_state  # noqa: E402
 from agents.arena.journal import JOURNAL_NAME, read_journal_header  # noqa: E402
+from agents.arena.play import ON_AGENT_ERROR, AgentError  # noqa: E402
+from agents.arena.players import agents_game  # noqa: E402
 from agents.arena.records import MalformedRecord  # noqa: E402
 from tbw_envs.core.contract import short_repr  # noqa: E402
 from tbw_envs.games import game_names, get_game  # noqa: E402
@@ -117,8 +124,10 @@ def non_empty(text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
-        epilog="Without --game: TBW when --scenario or --agents is given, Junqi when only "
-               "--rules is, both (TBW first) when none is.",
+        epilog="Without --game: TBW when --scenario is given, Junqi when --rules is; with only "
+               "--agents, the game they play (a registry agent of one game, or an agent file "
+               "that declares GAME or a class attribute game), else TBW; both (TBW first) "
+               "when none is given. An agent of another game than the one played is refused.",
     )
     parser.add_argument("--game", choices=list(game_names()), default=None)
     parser.add_argument("--scenario", type=non_empty, default=None,
@@ -167,11 +176,18 @@ def build_parser() -> argparse.ArgumentParser:
                         help="go on with the interrupted run in DIR: its games so far are read "
                              f"back from DIR/{JOURNAL_NAME} (replayed and checked) and only "
                              "the rest are played; the run's options come from the journal "
-                             "(--workers, --ray and --no-render may be given)")
+                             "(--workers, --ray, --on-agent-error and --no-render may be "
+                             "given)")
     parser.add_argument("--record-thinking", action="store_true",
                         help="keep, per move, what a search agent thought (the Junqi searches: "
                              "their most visited moves and their belief over hidden pieces) in "
                              "games.jsonl, for the web viewer (scripts/serve.py)")
+    parser.add_argument("--on-agent-error", choices=list(ON_AGENT_ERROR), default=None,
+                        help="when an agent raises or returns an illegal action: stop the run "
+                             "with a message naming the agent, the game and the error (stop, "
+                             "the default), or score that game as its loss and go on (forfeit: "
+                             "the reason goes to games.jsonl and games.csv); may be given with "
+                             "--resume")
     parser.add_argument("--no-render", action="store_true",
                         help="skip the final board of the last game")
     return parser
@@ -191,14 +207,16 @@ def variant_option(args: argparse.Namespace, game: str) -> str | None:
 
 def games_to_run(args: argparse.Namespace) -> list[str]:
     """--game; else the games whose scenario or rule set is given; else with only --agents the
-    first game (TBW); else every game."""
+    game the agents play (``agents_game``: a registry agent of one game, a user agent that
+    declares its game), or the first game (TBW) when they play any; else every game. Raises
+    ``ArenaInputError`` for agents of different games."""
     if args.game:
         return [args.game]
     named = [game for game in game_names() if variant_option(args, game) is not None]
     if named:
         return named
     if args.agents is not None:
-        return [game_names()[0]]
+        return [agents_game(args.agents) or game_names()[0]]
     return list(game_names())
 
 
@@ -246,7 +264,10 @@ def plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[dict
             parser.error(f"--ray: {exc}")
     runs = []
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    games = games_to_run(args)
+    try:
+        games = games_to_run(args)
+    except ArenaInputError as exc:
+        parser.error(f"--agents: {exc}; name the game with --game")
     for game in games:
         variant = variant_option(args, game)
         specs = args.agents or DEFAULT_AGENTS[game]
@@ -339,7 +360,14 @@ def main(argv: list[str] | None = None) -> int:
                 workers=args.workers, variant=run["variant"], progress=True,
                 opening_plies=run["opening_plies"], ray_address=args.ray,
                 record_thinking=run["record_thinking"], journal=journal,
-                resume=run["resume"], command=run["command"])
+                resume=run["resume"], command=run["command"],
+                on_agent_error=args.on_agent_error or "stop")
+        except AgentError as exc:  # one line to read before the traceback
+            print(f"\nerror: {exc.line}; the games finished so far are in {journal}: go on "
+                  f"with python scripts/arena.py --resume {shlex.quote(str(run['out']))} "
+                  f"--on-agent-error forfeit to score such a game as its loss",
+                  file=sys.stderr)
+            raise
         except (ArenaInputError, MalformedRecord) as exc:  # the journal, before any game
             parser.error(f"--resume: {exc}" if run["resume"] else str(exc))
         except KeyboardInterrupt:

@@ -19,7 +19,9 @@ and an edited manifest. A file without a manifest is verified record by record, 
 summary says completeness was not checked.
 The first mismatch of a record is printed with its index and the ply, and the exit code is 1.
 Records of format /1 carry no digests: they are checked as far as they allow, and the summary
-says so (--require-digests fails them).
+says so (--require-digests fails them). A game an agent forfeited (arena.py --on-agent-error
+forfeit) replays up to the bad move, an illegal action is checked to be illegal there, and the
+summary says that a raise cannot be checked.
 Junqi boards are drawn omniscient (both sides' pieces). The checks are agents.arena.replay's;
 this script is their command line.
 """
@@ -45,7 +47,12 @@ from agents.arena.records import (  # noqa: E402
     load_records,
     manifest_path,
 )
-from agents.arena.replay import digest_note, replay, verify_records  # noqa: E402
+from agents.arena.replay import (  # noqa: E402
+    digest_note,
+    forfeit_note,
+    replay,
+    verify_records,
+)
 from tbw_envs.core.contract import short_repr  # noqa: E402
 
 __all__ = ["MalformedRecord", "ReplayMismatch", "check_record_shape", "load_records", "main",
@@ -157,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"verified {len(records)} records from {args.records}: {verdict}")
         if note and not args.require_digests:
             print(f"note: {note}")
+        forfeits = forfeit_note(records)
+        if forfeits:
+            print(f"note: {forfeits}")
         status = 1 if problems else 0
         if not (args.text or args.gif):
             return status

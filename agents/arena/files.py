@@ -71,7 +71,8 @@ def write_games_csv(result: RoundRobinResult, path: Path) -> None:
         writer.writerow([
             "game_id", "pairing", "pair", "seed", "player_0", "player_1", "layout_0",
             "layout_1", "winner", "return_0", "return_1", "end_reason", "plies",
-            "ms_per_move_0", "ms_per_move_1", "ms_max_0", "ms_max_1",
+            "ms_per_move_0", "ms_per_move_1", "ms_max_0", "ms_max_1", "forfeit_agent",
+            "forfeit_reason",
         ])
         for g in result.games:
             sources = g.layout_sources or ("", "")
@@ -81,6 +82,9 @@ def write_games_csv(result: RoundRobinResult, path: Path) -> None:
                 sources[1], winner, g.returns[0], g.returns[1], g.end_reason, g.plies,
                 *(f"{1000 * g.move_seconds[s] / max(g.moves[s], 1):.3f}" for s in (0, 1)),
                 *(f"{1000 * g.max_move_seconds[s]:.3f}" for s in (0, 1)),
+                *(("", "") if g.forfeit is None else (
+                    g.labels[g.forfeit["seat"]],
+                    f"ply {g.forfeit['ply']}: {g.forfeit['reason']}")),
             ])
 
 

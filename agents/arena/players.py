@@ -10,8 +10,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.arena.checks import ArenaInputError, ArenaTypeError
-from agents.registry import make_agent
+from agents.common.spec_syntax import split_spec
+from agents.registry import AGENTS, agent_games, make_agent
+from agents.user_agents import is_user_spec, user_agent_game
 from tbw_envs.core.contract import kind_of, short_repr
+from tbw_envs.games import game_names
 
 
 def entrant_label(entry: Any) -> str:
@@ -85,3 +88,41 @@ def build_entrants(game: str, entries: Sequence[Any], labels: Sequence[str],
             if not callable(getattr(agent, method, None)):
                 raise ArenaTypeError(f"{who}: the agent it builds ({kind_of(agent)}) has no "
                                      f"{method}() method")
+
+
+def entrant_games(entry: Any) -> tuple[str, ...] | None:
+    """The games an entrant plays, where it says: a registry agent's (``ismcts``: Junqi), a user
+    agent's declared one (``agents.user_agents.declared_game``; this loads its file), a
+    factory's ``game`` attribute; None where it does not say (or its spec does not load: building
+    it reports that, in context)."""
+    if not isinstance(entry, str):
+        game = getattr(entry, "game", None)
+        return (game,) if isinstance(game, str) and game in game_names() else None
+    try:
+        if is_user_spec(entry):
+            game = user_agent_game(entry)
+            return None if game is None else (game,)
+        name = split_spec(entry)[0]
+    except ValueError:
+        return None
+    return agent_games(name) if name in AGENTS else None
+
+
+def agents_game(entries: Sequence[Any]) -> str | None:
+    """The game ``entries`` decide between them: the one game every entrant that names its
+    games plays, or None when they leave more than one open. Raises ``ArenaInputError`` naming
+    the agents when no game has them all."""
+    common = list(game_names())
+    said: list[tuple[str, tuple[str, ...]]] = []
+    for entry in entries:
+        games = entrant_games(entry)
+        if games is None:
+            continue
+        said.append((entrant_label(entry), games))
+        common = [game for game in common if game in games]
+    if not common:
+        plays = "; ".join(f"{label} plays {' and '.join(games)}" for label, games in said
+                          if len(games) < len(game_names()))
+        raise ArenaInputError(f"the agents play different games, so no game has them all: "
+                              f"{plays}")
+    return common[0] if len(common) == 1 and said else None

@@ -29,6 +29,9 @@ RECORD_FORMATS = ("tbw-envs-arena-game/1", RECORD_FORMAT)
 VARIANT_KEYS = tuple(game.variant_flag for game in GAMES.values())
 MAX_LINE_BYTES = 64 * 2**20  # one record; a 1,000,000-ply game with its digests is ~25 MB
 MANIFEST_SUFFIX = ".manifest.json"  # games.jsonl's manifest is games.manifest.json
+# A game lost by an agent that raised or returned an illegal action (on_agent_error="forfeit").
+FORFEIT_END_REASON = "forfeit"
+FORFEIT_KINDS = ("raised", "illegal_action")
 
 
 class ReplayMismatch(ValueError):
@@ -43,6 +46,11 @@ class MalformedRecord(ReplayMismatch):
 def end_reason(game: str, state: Any) -> str:
     """How ``state``'s game ended (every game's state names it the same way)."""
     return str(state.end_reason)
+
+
+def forfeit_returns(seat: int) -> tuple[float, float]:
+    """The returns of a game forfeited by ``seat``: a loss for it, a win for the other."""
+    return (-1.0, 1.0) if seat == 0 else (1.0, -1.0)
 
 
 @dataclass
@@ -77,6 +85,10 @@ class ArenaGame:
     start: dict[str, Any] = field(default_factory=dict)  # GameStart.record: the record's start
     # With --record-thinking: per ply, what the mover's thinking() said (None: nothing).
     thinking: list[Any] | None = None
+    # A game an agent lost by raising or by an illegal action (on_agent_error="forfeit"):
+    # {"seat", "agent", "spec", "kind" ("raised" or "illegal_action"), "reason", "ply" (of
+    # the bad move, 1-based), and for an illegal action "action"}; ``actions`` stop before it.
+    forfeit: dict[str, Any] | None = None
 
     @property
     def winner_seat(self) -> int | None:
@@ -94,12 +106,14 @@ class ArenaGame:
         return (self.game_id, self.seed, self.labels, self.agent_seeds, self.layouts,
                 self.layout_sources, self.opening_plies, tuple(self.actions), self.returns,
                 self.end_reason, self.plies, self.start_digest, bytes(self.ply_digests),
-                self.final_digest)
+                self.final_digest, None if self.forfeit is None else tuple(
+                    sorted(self.forfeit.items())))
 
     def to_record(self) -> dict[str, Any]:
         """The replayable record (one line of ``games.jsonl``): the /1 fields plus the base
         seed, the seating, the requested opening and the digests (``DIGEST_SCHEME``), the last
-        of them ``digests.record`` over everything else."""
+        of them ``digests.record`` over everything else. A forfeited game's result holds
+        ``forfeit`` (``agents.arena.replay`` checks it)."""
         own_key = get_game(self.game).variant_flag
         record = {
             "format": RECORD_FORMAT,
@@ -122,6 +136,7 @@ class ArenaGame:
                 "winner": self.winner_seat,
                 "end_reason": self.end_reason,
                 "plies": self.plies,
+                **({} if self.forfeit is None else {"forfeit": dict(self.forfeit)}),
             },
             "digests": {
                 "scheme": DIGEST_SCHEME,
@@ -164,6 +179,7 @@ def game_from_record(record: dict[str, Any], layouts: tuple[str, str] | None = N
         start={k: v for k, v in start.items()
                if k not in ("opening_plies", "opening_plies_requested")},
         thinking=record.get("thinking"),
+        forfeit=dict(result["forfeit"]) if "forfeit" in result else None,
     )
 
 

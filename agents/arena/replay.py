@@ -11,6 +11,11 @@ message names that digest field rather than the move or the start. With a whole 
 games of each pair must swap seats, and with the file's manifest (``agents.arena.completeness``)
 no record may be missing, doubled, out of order, changed or added. Records of format /1 carry
 no digests: they are checked as far as they allow (``digest_note`` says so).
+
+A forfeited game (``result.forfeit``: an agent raised or returned an illegal action) replays up
+to the bad move; the game must not be over there, the forfeit must name the agent whose turn it
+was and that ply, and the result must be its loss. An illegal action is checked to be illegal
+in that position; that an agent raised cannot be checked from the record (``forfeit_note``).
 """
 
 from __future__ import annotations
@@ -23,10 +28,13 @@ from agents.arena.digests import PLY_DIGEST_HEX, DigestChain, record_digest
 from agents.arena.openings import random_opening
 from agents.arena.record_shape import check_record_shape, has_digests, record_name
 from agents.arena.records import (
+    FORFEIT_END_REASON,
+    FORFEIT_KINDS,
     RECORD_FORMATS,
     VARIANT_KEYS,
     MalformedRecord,
     ReplayMismatch,
+    forfeit_returns,
     record_start_state,
 )
 from agents.arena.scheduling import agent_seed, pair_seed
@@ -115,6 +123,90 @@ def replayed_result(state: Any, plies: int) -> dict[str, Any]:
             "plies": plies}
 
 
+def check_forfeit(record: dict[str, Any], state: Any, name: str,
+                  fail: Callable[[str], ReplayMismatch]) -> dict[str, Any]:
+    """The result a forfeit (``result.forfeit``) gives, after checking it against the replay:
+    ``state`` is the position after the record's actions, where the bad move was to be made."""
+    forfeit = record["result"]["forfeit"]
+    shape = [("seat", lambda v: is_integer(v) and v in (0, 1), "0 or 1"),
+             ("agent", lambda v: isinstance(v, str), "a string"),
+             ("spec", lambda v: isinstance(v, str), "a string"),
+             ("kind", lambda v: v in FORFEIT_KINDS, f"one of {', '.join(FORFEIT_KINDS)}"),
+             ("reason", lambda v: isinstance(v, str) and bool(v.strip()), "a string"),
+             ("ply", lambda v: is_integer(v) and v >= 1, "a positive integer")]
+    if not isinstance(forfeit, dict):
+        raise MalformedRecord(f"{name}: field 'result.forfeit' must be an object, got "
+                              f"{type(forfeit).__name__} {short_repr(forfeit)}")
+    for key, test, what in shape:
+        if key not in forfeit:
+            raise MalformedRecord(f"{name}: missing field 'result.forfeit.{key}'")
+        if not test(forfeit[key]):
+            raise MalformedRecord(f"{name}: field 'result.forfeit.{key}' must be {what}, got "
+                                  f"{short_repr(forfeit[key])}")
+    seat, ply, plies = forfeit["seat"], forfeit["ply"], len(record["actions"])
+    if state.is_terminal():
+        raise fail(f"result.forfeit: the game was over after {plies} plies "
+                   f"({state.end_reason}), so nobody could forfeit it")
+    if ply != plies + 1:
+        raise fail(f"result.forfeit.ply is {ply}, but the record's {plies} actions put the bad "
+                   f"move on ply {plies + 1}")
+    if seat != state.current_player:
+        raise fail(f"result.forfeit.seat is {seat}, but ply {ply} was player "
+                   f"{state.current_player}'s move")
+    for key, names in (("agent", "agents"), ("spec", "specs")):
+        if forfeit[key] != record[names][seat]:
+            raise fail(f"result.forfeit.{key} is {short_repr(forfeit[key])}, but player {seat} "
+                       f"is {short_repr(record[names][seat])}")
+    if forfeit["kind"] == "illegal_action":
+        if "action" not in forfeit:
+            raise MalformedRecord(f"{name}: missing field 'result.forfeit.action' (the illegal "
+                                  f"action)")
+        action = forfeit["action"]
+        if is_integer(action) and action in state.legal_actions():
+            raise fail(f"result.forfeit: action {action} "
+                       f"({describe(record['game'], state, action)}) is legal on ply {ply}, "
+                       f"so it was no reason to forfeit")
+        if not is_integer(action) and not isinstance(action, str):
+            raise MalformedRecord(f"{name}: field 'result.forfeit.action' must be an integer "
+                                  f"or the text of a non-integer, got {short_repr(action)}")
+    return forfeit_result(seat, plies)
+
+
+def forfeit_result(seat: int, plies: int) -> dict[str, Any]:
+    """The result of a game player ``seat`` forfeited after ``plies`` actions."""
+    return {"returns": list(forfeit_returns(seat)), "winner": 1 - seat,
+            "end_reason": FORFEIT_END_REASON, "plies": plies}
+
+
+def record_result(record: dict[str, Any], state: Any) -> dict[str, Any]:
+    """The result of a record that ``replay`` has checked (``state``: its final one): the
+    forfeit's, or the final position's."""
+    result = record.get("result")
+    forfeit = result.get("forfeit") if isinstance(result, dict) else None
+    plies = len(record.get("actions") or [])
+    return forfeit_result(forfeit["seat"], plies) if forfeit else replayed_result(state, plies)
+
+
+def forfeit_note(records: list[dict[str, Any]]) -> str | None:
+    """What the summary says about forfeited games, if any: an illegal action was checked, a
+    raise cannot be."""
+    forfeits = [(i, r["result"]["forfeit"]) for i, r in enumerate(records)
+                if isinstance(r, dict) and isinstance(r.get("result"), dict)
+                and isinstance(r["result"].get("forfeit"), dict)]
+    if not forfeits:
+        return None
+    raised = [i for i, f in forfeits if f.get("kind") == "raised"]
+    note = (f"{len(forfeits)} of {len(records)} records are games an agent forfeited: their "
+            f"moves up to the bad one were replayed and the loss checked")
+    if len(raised) < len(forfeits):
+        note += "; each illegal action was checked to be illegal there"
+    if raised:
+        shown = ", ".join(map(str, raised[:8])) + (", ..." if len(raised) > 8 else "")
+        note += (f"; that the agent raised (records {shown}) cannot be checked from a record: "
+                 f"the verifier does not run agents")
+    return note
+
+
 def next_digest_matches(record: dict[str, Any], chain: DigestChain, state: Any,
                         ply: int) -> bool:
     """Whether the record's digest after ply ``ply`` (digests.plies[ply], or digests.final after
@@ -195,10 +287,13 @@ def replay(record: dict[str, Any], index: int | None = None,
                        f"is not the move that was played, or the rules changed")
         if on_ply is not None:
             on_ply(ply, state)
-    if not state.is_terminal():
-        raise fail(f"the record's {len(actions)} actions end, but the game is not over")
     expected = record["result"]
-    found = replayed_result(state, len(actions))
+    if "forfeit" in expected:
+        found = check_forfeit(record, state, name, fail)
+    elif not state.is_terminal():
+        raise fail(f"the record's {len(actions)} actions end, but the game is not over")
+    else:
+        found = replayed_result(state, len(actions))
     for key in ("returns", "winner", "end_reason", "plies"):
         want = expected[key]
         if key == "returns":

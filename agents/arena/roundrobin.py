@@ -1,9 +1,13 @@
 """The round robin: every pair of entrants in paired games, played in parallel processes (or
-as Ray tasks), every argument checked and every agent built once before the first game."""
+as Ray tasks), every argument checked and every agent built once before the first game. An agent
+that raises or returns an illegal action stops the run (``on_agent_error="stop"``, an
+``AgentError`` naming it and the game) or loses that game (``"forfeit"``: one line on stderr per
+forfeit, and the run goes on)."""
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -30,7 +34,7 @@ from agents.arena.checks import (
 )
 from agents.arena.journal import Journal, resume_journal, run_key, start_journal
 from agents.arena.main_guard import unguarded_main_call
-from agents.arena.play import play_task, warm_up
+from agents.arena.play import ON_AGENT_ERROR, fault_line, play_task, warm_up
 from agents.arena.players import build_entrants, entrant_spec, entrants
 from agents.arena.records import ArenaGame
 from agents.arena.results import RoundRobinResult
@@ -43,7 +47,8 @@ def check_round_robin(game: Any, specs: Any, games_per_pairing: Any, seed: Any =
                       workers: Any = None, variant: Any = None, progress: Any = False,
                       bootstrap: Any = 200, bootstrap_seed: Any = 0, opening_plies: Any = 0,
                       ray_address: Any = None, build: bool = True,
-                      record_thinking: Any = False) -> dict[str, Any]:
+                      record_thinking: Any = False,
+                      on_agent_error: Any = "stop") -> dict[str, Any]:
     """Check every argument of ``run_round_robin`` (types, ranges, the caps of
     ``agents.arena.checks``), load the scenario or rule set and (``build``) build every agent
     once; returns the arguments as plain values. Raises ``ArenaInputError`` (a ValueError;
@@ -62,6 +67,9 @@ def check_round_robin(game: Any, specs: Any, games_per_pairing: Any, seed: Any =
         workers = check_int(workers, "workers", 1, MAX_WORKERS)
     progress = check_flag(progress, "progress")
     record_thinking = check_flag(record_thinking, "record_thinking")
+    if not isinstance(on_agent_error, str) or on_agent_error not in ON_AGENT_ERROR:
+        raise ArenaInputError(f"on_agent_error must be one of {', '.join(ON_AGENT_ERROR)}, got "
+                              f"{short_repr(on_agent_error)}")
     bootstrap = check_int(bootstrap, "bootstrap", 0, MAX_BOOTSTRAP)
     bootstrap_seed = check_int(bootstrap_seed, "bootstrap_seed", 0, MAX_SEED)
     variant = check_variant(game, variant)
@@ -78,7 +86,7 @@ def check_round_robin(game: Any, specs: Any, games_per_pairing: Any, seed: Any =
             "workers": workers, "variant": variant, "progress": progress,
             "bootstrap": bootstrap, "bootstrap_seed": bootstrap_seed,
             "opening_plies": opening_plies, "ray_address": ray_address,
-            "record_thinking": record_thinking}
+            "record_thinking": record_thinking, "on_agent_error": on_agent_error}
 
 
 def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, seed: int = 0,
@@ -87,7 +95,8 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
                     bootstrap_seed: int = 0, opening_plies: int = 0,
                     ray_address: str | None = None,
                     record_thinking: bool = False, journal: str | Path | None = None,
-                    resume: bool = False, command: str | None = None) -> RoundRobinResult:
+                    resume: bool = False, command: str | None = None,
+                    on_agent_error: str = "stop") -> RoundRobinResult:
     """Every pair of ``specs`` (spec strings: registry agents or your own, ``file.py:Name``;
     or picklable ``factory(seed)`` callables)
     plays ``games_per_pairing`` paired games (rounded up to even) of ``game`` (``"tbw"`` or
@@ -103,10 +112,18 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
     ``record_thinking`` keeps, per ply, what the mover's ``thinking()`` said (the Junqi
     searches: their most visited moves and their belief), in each game's record.
 
+    ``on_agent_error``: what a game in which an agent raises or returns an illegal action does
+    (the arena has no per-move time limit, so there is no timeout): ``"stop"`` (the default)
+    stops the run with an ``AgentError`` naming the agent, the game and the error;
+    ``"forfeit"`` scores the game as that agent's loss (``ArenaGame.forfeit`` and the record's
+    ``result.forfeit`` say why; its moves before the bad one are kept and replay), prints one
+    line on stderr and goes on.
+
     ``journal`` (a file path, ``agents.arena.journal``) appends each game as it finishes, so an
     interrupted run can go on: ``resume=True`` reads the games the journal holds (each replayed
     and checked against the schedule) and plays only the rest; the run's arguments must be the
-    ones it was started with (``workers`` and ``ray_address`` aside). ``command`` is kept in a
+    ones it was started with (``workers``, ``ray_address`` and ``on_agent_error`` aside, but a
+    journal holding forfeited games resumes with ``"forfeit"`` only). ``command`` is kept in a
     new journal's first line. ``RoundRobinResult.write`` removes the journal once its files
     are written.
 
@@ -115,7 +132,7 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
     scheduled lazily."""
     args = check_round_robin(game, specs, games_per_pairing, seed, workers, variant, progress,
                              bootstrap, bootstrap_seed, opening_plies, ray_address,
-                             record_thinking=record_thinking)
+                             record_thinking=record_thinking, on_agent_error=on_agent_error)
     variant, seed, workers = args["variant"], args["seed"], args["workers"]
     entries, labels, pairings = args["entries"], args["labels"], args["pairings"]
     games_per_pairing, opening_plies, total = (args["games_per_pairing"], args["opening_plies"],
@@ -125,6 +142,14 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
     opened, done = open_journal(journal, resume, key, command, lambda: list(iter_tasks(
         game, variant, entries, labels, pairings, games_per_pairing, seed, opening_plies,
         args["record_thinking"])))
+    forfeited = sorted(game_id for game_id, g in done.items() if g.forfeit is not None)
+    if forfeited and on_agent_error != "forfeit":
+        opened.close()
+        raise ArenaInputError(
+            f"journal: {short_repr(str(opened.path))} holds {len(forfeited)} forfeited game(s) "
+            f"(game {', '.join(map(str, forfeited[:5]))}{', ...' if len(forfeited) > 5 else ''})"
+            f"; resume it with on_agent_error='forfeit' (scripts/arena.py --on-agent-error "
+            f"forfeit), as it was started")
     start = time.perf_counter()
     try:
         games, workers = play_schedule(game, variant, entries, labels, pairings,
@@ -132,7 +157,8 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
                                        ray_address, args["progress"], "run_round_robin",
                                        f"{game} round robin",
                                        record_thinking=args["record_thinking"],
-                                       journal=opened, done=done)
+                                       journal=opened, done=done,
+                                       on_agent_error=on_agent_error)
     finally:
         if opened is not None:
             opened.close()
@@ -172,12 +198,13 @@ def play_schedule(game: str, variant: str, entries: Sequence[Any], labels: Seque
                   ray_address: str | None, progress: bool, caller: str,
                   description: str, record_thinking: bool = False,
                   journal: Journal | None = None, done: dict[int, ArenaGame] | None = None,
-                  ) -> tuple[list[ArenaGame], int]:
+                  on_agent_error: str = "stop") -> tuple[list[ArenaGame], int]:
     """Play the paired games of ``pairings`` (``scheduling.iter_tasks``) in this process, in
     worker processes or on Ray, with a progress bar; returns the games in game-id order and the
     workers used. ``caller`` names the public function in the unguarded-script warning. Games
     in ``done`` (by id, from a resumed journal) are not played again; each game played is
-    appended to ``journal``."""
+    appended to ``journal``; each forfeited game (``on_agent_error="forfeit"``) prints one line
+    on stderr."""
     if ray_address is None and workers is None:
         workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if ray_address is None and workers > 1 and total > 1:
@@ -192,7 +219,8 @@ def play_schedule(game: str, variant: str, entries: Sequence[Any], labels: Seque
             workers = 1
     finished: dict[int, ArenaGame] = dict(done or {})
     tasks = (task for task in iter_tasks(game, variant, entries, labels, pairings,
-                                         games_per_pairing, seed, opening_plies, record_thinking)
+                                         games_per_pairing, seed, opening_plies, record_thinking,
+                                         on_agent_error)
              if task.game_id not in finished)
     bar = progress_bar(total, description, initial=len(finished)) if progress else None
 
@@ -200,6 +228,12 @@ def play_schedule(game: str, variant: str, entries: Sequence[Any], labels: Seque
         finished[result.game_id] = result
         if journal is not None:
             journal.append(result)
+        if result.forfeit is not None:
+            line = forfeit_message(result)
+            if bar is not None:
+                bar.write(line, file=sys.stderr)
+            else:
+                print(line, file=sys.stderr)
         if bar is not None:
             bar.update(1)
             bar.set_postfix_str(running_summary(labels, pairings, finished.values()),
@@ -221,6 +255,13 @@ def play_schedule(game: str, variant: str, entries: Sequence[Any], labels: Seque
         if bar is not None:
             bar.close()
     return [finished[game_id] for game_id in range(total)], workers
+
+
+def forfeit_message(game: ArenaGame) -> str:
+    """The one line a forfeited game prints."""
+    forfeit = game.forfeit
+    return ("forfeit: " + fault_line(game, forfeit["seat"], forfeit["ply"], forfeit["reason"])
+            + "; scored as its loss")
 
 
 def progress_bar(total: int, description: str, initial: int = 0):

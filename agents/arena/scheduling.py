@@ -40,6 +40,7 @@ class GameTask:
     opening_plies: int = 0  # random plies played before the agents, the same for both seatings
     base_seed: int | None = None  # the round robin's seed (``seed`` derives from it)
     record_thinking: bool = False  # keep each agent's ``thinking()`` after every move
+    on_agent_error: str = "stop"  # or "forfeit": an agent that raises or plays illegally loses
 
 
 def schedule(game: str, variant: str, entries: Sequence[Any], games_per_pairing: int,
@@ -68,7 +69,8 @@ def schedule(game: str, variant: str, entries: Sequence[Any], games_per_pairing:
 
 def iter_tasks(game: str, variant: str, entries: Sequence[Any], labels: Sequence[str],
                pairings: Sequence[tuple[int, int]], games_per_pairing: int, seed: int,
-               opening_plies: int = 0, record_thinking: bool = False) -> Iterator[GameTask]:
+               opening_plies: int = 0, record_thinking: bool = False,
+               on_agent_error: str = "stop") -> Iterator[GameTask]:
     """Every game's task in ``schedule``'s order, one at a time (nothing is built up front)."""
     game_id = itertools.count()
     for pairing, (a, b) in enumerate(pairings):
@@ -85,5 +87,5 @@ def iter_tasks(game: str, variant: str, entries: Sequence[Any], labels: Sequence
                     agent_seeds=tuple(agent_seed(game_seed, game_in_pairing, seat)
                                       for seat in (0, 1)),
                     opening_plies=opening_plies, base_seed=seed,
-                    record_thinking=record_thinking,
+                    record_thinking=record_thinking, on_agent_error=on_agent_error,
                 )

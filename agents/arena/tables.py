@@ -40,9 +40,25 @@ def result_title(result: RoundRobinResult) -> str:
 def result_tables(result: RoundRobinResult) -> str:
     """Every table of the round robin, after its title."""
     sections = [result_title(result), pairings_table(result), score_matrix_table(result),
-                ratings_table(result), endings_table(result), timing_table(result),
-                wall_time_line(result)]
-    return "\n\n".join(sections)
+                ratings_table(result), endings_table(result), forfeits_table(result),
+                timing_table(result), wall_time_line(result)]
+    return "\n\n".join(section for section in sections if section)
+
+
+def forfeits_table(result: RoundRobinResult) -> str:
+    """Games each agent forfeited (it raised or returned an illegal action), by kind; empty
+    when none was."""
+    counts = {label: {"raised": 0, "illegal_action": 0} for label in result.labels}
+    for g in result.games:
+        if g.forfeit is not None:
+            counts[g.labels[g.forfeit["seat"]]][g.forfeit["kind"]] += 1
+    rows = [[label, c["raised"] + c["illegal_action"], c["raised"], c["illegal_action"]]
+            for label, c in counts.items() if c["raised"] or c["illegal_action"]]
+    if not rows:
+        return ""
+    return ("Forfeits: games lost by raising or by an illegal action (--on-agent-error "
+            "forfeit; the reasons are in games.csv)\n"
+            + format_table(["agent", "forfeits", "raised", "illegal action"], rows))
 
 
 def wall_time_line(result: RoundRobinResult) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 
 from agents.arena.journal import records_of
 from agents.arena.records import load_records
-from agents.arena.replay import replay, replayed_result
+from agents.arena.replay import record_result, replay
 from agents.web.play import PlayError
 from agents.web.views import action_words, board_json, position_json, revealed_json
 from tbw_envs.core.contract import is_integer, short_repr
@@ -235,7 +235,7 @@ class RunFolder:
             with self._lock:
                 loaded.problems[int(index)] = problem
             raise PlayError(f"game {index} does not replay: {problem}") from None
-        result = replayed_result(final, len(actions))
+        result = record_result(record, final)
         with self._lock:
             loaded.results[int(index)] = result
         description = get_game(game)

@@ -297,3 +297,133 @@ def test_resume_takes_its_options_from_the_journal_and_names_what_is_missing(tmp
     with pytest.raises(SystemExit):
         arena_cli.main(["--resume", str(tmp_path / "junqi")])
     assert "--resume: unknown game" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- --on-agent-error
+
+RAISES_ON_THIRD = '''
+import random
+
+
+class RaisesOnThird:
+    def __init__(self, seed=None):
+        self.rng = random.Random(seed)
+        self.moves = 0
+
+    def reset(self, seed=None):
+        self.rng.seed(seed)
+        self.moves = 0
+
+    def act(self, view):
+        self.moves += 1
+        if self.moves == 3:
+            raise ValueError("the third move is cursed")
+        return self.rng.choice(view.legal_actions())
+
+
+class Illegal:
+    def __init__(self, seed=None):
+        pass
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, view):
+        legal = set(view.legal_actions())
+        return next(action for action in range(10**6) if action not in legal)
+'''
+
+
+def bad_agents(tmp_path) -> tuple[str, str]:
+    path = tmp_path / "bad_agents.py"
+    path.write_text(RAISES_ON_THIRD)
+    return f"{path}:RaisesOnThird", f"{path}:Illegal"
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_forfeits_are_scored_recorded_and_verify(tmp_path, capsys, workers):
+    from scripts import replay as replay_cli
+
+    raises, illegal = bad_agents(tmp_path)
+    out = tmp_path / "run"
+    assert arena_cli.main(["--game", "tbw", "--agents", raises, illegal, "random", "--games",
+                           "2", "--workers", workers, "--out", str(out),
+                           "--on-agent-error", "forfeit"]) == 0
+    captured = capsys.readouterr()
+    assert len([line for line in captured.err.splitlines() if "forfeit: agent " in line]) == 6
+    assert "Forfeits: games lost by raising or by an illegal action" in captured.out
+    rows = (out / "games.csv").read_text().splitlines()
+    assert rows[0].endswith(",forfeit_agent,forfeit_reason")
+    assert all("raised ValueError: the third move is cursed" in row
+               or "returned an illegal action" in row for row in rows[1:])
+    assert replay_cli.main([str(out / "games.jsonl"), "--verify"]) == 0
+    printed = capsys.readouterr().out
+    assert "verified 6 records" in printed and "all match" in printed
+    assert "6 of 6 records are games an agent forfeited" in printed
+    assert "cannot be checked from a record" in printed
+
+
+def test_by_default_a_bad_agent_stops_the_run_with_one_line_then_resumes_as_forfeits(
+        tmp_path, capsys):
+    from agents.arena.play import AgentError
+
+    raises, _ = bad_agents(tmp_path)
+    out = tmp_path / "run"
+    argv = ["--game", "tbw", "--agents", "random", raises, "--games", "2", "--workers", "1",
+            "--out", str(out), "--no-render"]
+    with pytest.raises(AgentError):  # the traceback follows the line
+        arena_cli.main(argv)
+    [line] = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert line.startswith(f"error: agent {raises!r} (player 1) raised ValueError: the third "
+                           f"move is cursed on ply ")
+    assert "of tbw game 0 (random v " in line
+    assert f"--resume {out} --on-agent-error forfeit" in line
+    assert [path.name for path in out.iterdir()] == ["journal.jsonl"]
+    assert arena_cli.main(["--resume", str(out), "--on-agent-error", "forfeit"]) == 0
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert [r["result"]["forfeit"]["agent"] for r in records] == [raises, raises]
+
+
+# ---------------------------------------------------------------------- the agents' game
+
+
+def declared_agent(tmp_path, stem: str, declaration: str) -> str:
+    path = tmp_path / f"{stem}.py"
+    path.write_text(RAISES_ON_THIRD.replace("class RaisesOnThird:", declaration
+                                            + "\n\nclass RaisesOnThird:"))
+    return f"{path}:Illegal"
+
+
+def test_without_game_the_agents_file_decides_the_game(tmp_path, capsys):
+    junqi_agent = declared_agent(tmp_path, "junqi_agent", 'GAME = "junqi"')
+    out = tmp_path / "run"
+    assert arena_cli.main(["--agents", junqi_agent, "random", "--games", "2", "--workers", "1",
+                           "--out", str(out), "--no-render", "--on-agent-error",
+                           "forfeit"]) == 0
+    assert json.loads((out / "results.json").read_text())["game"] == "junqi"
+    parser = arena_cli.build_parser()
+    assert arena_cli.games_to_run(parser.parse_args(["--agents", "ismcts", "random"])) == [
+        "junqi"]
+    assert arena_cli.games_to_run(parser.parse_args(["--agents", "greedy", "random"])) == ["tbw"]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--game", "tbw", "--agents", "JUNQI", "random"],
+     "plays junqi (GAME = 'junqi' in "),
+    (["--agents", "JUNQI", "TBW"], "--agents: the agents play different games, so no game has "
+                                   "them all: "),
+    (["--agents", "ismcts", "exact"], "ismcts plays junqi; exact plays tbw; name the game with "
+                                      "--game"),
+    (["--game", "junqi", "--agents", "ismct"], "did you mean 'ismcts' or 'mcts'? known agents "
+                                               "for junqi: "),
+])
+def test_a_game_mismatch_is_refused_naming_the_agent_and_the_games(tmp_path, capsys, argv,
+                                                                   message):
+    specs = {"JUNQI": declared_agent(tmp_path, "j", 'GAME = "junqi"'),
+             "TBW": declared_agent(tmp_path, "t", 'GAME = "tbw"')}
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as exit_info:
+        arena_cli.main([specs.get(a, a) for a in argv] + ["--out", str(out)])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()

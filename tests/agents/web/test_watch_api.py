@@ -5,6 +5,7 @@ other's pieces; what a search thought, when the arena recorded it."""
 from __future__ import annotations
 
 import json
+import textwrap
 import os
 
 import pytest
@@ -277,3 +278,31 @@ def test_a_record_naming_a_board_file_outside_the_runs_folder_is_not_replayed(ma
     message = response.json()["error"]
     assert "outside the runs folder" in message and "passwd" not in message
     assert "root:" not in response.text
+
+
+def test_a_forfeited_game_is_shown_as_the_forfeiter_s_loss(make_client, tmp_path):
+    from agents.arena import run_round_robin
+
+    agent_file = tmp_path / "cursed.py"
+    agent_file.write_text(textwrap.dedent("""
+        class Cursed:
+            def __init__(self, seed=None):
+                pass
+
+            def reset(self, seed=None):
+                pass
+
+            def act(self, view):
+                raise ValueError("cursed")
+    """))
+    spec = f"{agent_file}:Cursed"
+    result = run_round_robin("tbw", [spec, "random"], 1, seed=3, bootstrap=0,
+                             on_agent_error="forfeit")
+    run = tmp_path / "runs" / "forfeit"
+    result.write(run)
+    client = make_client(runs_dir=tmp_path / "runs")
+    for index, game in enumerate(result.games):
+        shown = client.get("/api/runs/game", params={"file": "forfeit/games.jsonl",
+                                                     "index": index}).json()["result"]
+        seat = game.forfeit["seat"]
+        assert shown["end_reason"] == "forfeit" and shown["winner"] == 1 - seat
