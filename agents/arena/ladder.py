@@ -31,6 +31,7 @@ from agents.arena.checks import (
 from agents.arena.ladder_config import Ladder, load_ladder
 from agents.arena.ladder_fit import rating_interval
 from agents.arena.players import build_entrants, entrant_spec, entrants
+from agents.arena.plot import wrap_label
 from agents.arena.records import ArenaGame, write_records
 from agents.arena.roundrobin import play_schedule
 from agents.arena.stats import WinDrawLoss
@@ -101,8 +102,6 @@ class LadderResult:
 
         matplotlib.use("Agg")  # files only: never open a window, never need a display
         import matplotlib.pyplot as plt
-
-        from agents.arena.plot import wrap_label  # labels break between a spec's tokens
 
         rows = sorted([(o.elo, o.spec, False) for o in self.opponents]
                       + [(self.elo, f"{self.agent} (candidate)", True)])

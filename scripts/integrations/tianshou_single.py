@@ -20,19 +20,16 @@ import argparse
 import time
 
 import numpy as np
+from gymnasium import spaces
+from gymnasium.wrappers import TransformObservation
 
-from tbw_envs.games import game_names
+from tbw_envs.games import game_names, get_game
 
 
 def make_env(game: str, **kwargs):
     """The single-agent env with its mask where Tianshou looks: ``obs.obs`` and ``obs.mask``."""
-    from gymnasium import spaces
-    from gymnasium.wrappers import TransformObservation
-
-    from tbw_envs import wrappers
-
-    make = wrappers.make_tbw_single if game == "tbw" else wrappers.make_junqi_single
-    env = make(mask_in_obs=True, mask_dtype=bool, learner_seat="alternate", **kwargs)
+    env = get_game(game).single_agent_env(mask_in_obs=True, mask_dtype=bool,
+                                          learner_seat="alternate", **kwargs)
     inner = env.observation_space
     tianshou_space = spaces.Dict({"obs": inner["observation"], "mask": inner["action_mask"]})
     return TransformObservation(  # glue

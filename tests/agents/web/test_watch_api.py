@@ -5,8 +5,8 @@ other's pieces; what a search thought, when the arena recorded it."""
 from __future__ import annotations
 
 import json
-import textwrap
 import os
+import textwrap
 
 import pytest
 
@@ -281,8 +281,6 @@ def test_a_record_naming_a_board_file_outside_the_runs_folder_is_not_replayed(ma
 
 
 def test_a_forfeited_game_is_shown_as_the_forfeiter_s_loss(make_client, tmp_path):
-    from agents.arena import run_round_robin
-
     agent_file = tmp_path / "cursed.py"
     agent_file.write_text(textwrap.dedent("""
         class Cursed:
