@@ -20,14 +20,15 @@ shell, quote the whole spec: ``--agents 'ppo:path="runs/a,b/model.zip"'``.) Each
 once.
 
 Types. Each value is cast by the type its parameter declares (``PARAMS`` of the agent class,
-``agents.params``), never guessed: ``ppo:path=007`` is the string ``"007"``, ``iterations=2.5``
-and ``rollout_limit=abc`` are refused, ``seconds`` must be finite, > 0 and at most
-``agents.params.MAX_SECONDS`` (3600), ``ppo``'s ``threads`` at most ``MAX_THREADS`` (256).
+``agents.common.params``), never guessed: ``ppo:path=007`` is the string ``"007"``,
+``iterations=2.5`` and ``rollout_limit=abc`` are refused, ``seconds`` must be finite, > 0 and at
+most ``agents.common.params.MAX_SECONDS`` (3600), ``ppo``'s ``threads`` at most ``MAX_THREADS``
+(256).
 Unknown and repeated keys are errors, and so is ``seed=`` (the seed is ``make_agent``'s
 argument). Everything, names of kernels, beliefs and weights included, is checked when
 ``make_agent`` builds the agent, never at its first move; errors name the spec (cut to a bounded
-length), the parameter and the value. The whole spec is at most ``MAX_SPEC_CHARS`` (8,192)
-characters.
+length), the parameter and the value. The whole spec is at most
+``agents.common.spec_syntax.MAX_SPEC_CHARS`` (8,192) characters.
 """
 
 from __future__ import annotations
@@ -48,12 +49,7 @@ from agents.common.params import (
     Text,
     check_seed,
 )
-from agents.common.spec_syntax import (  # noqa: F401 (MAX_SPEC_CHARS: older code reads it here)
-    MAX_SPEC_CHARS,
-    cast_spec_values,
-    spec_error,
-    split_spec,
-)
+from agents.common.spec_syntax import cast_spec_values, spec_error, split_spec
 from agents.junqi import GreedyEvalAgent, ISMCTSAgent, MCTSAgent, UCBMCTSAgent
 from agents.learning.agent import PPOAgent
 from agents.learning.pretrained import pretrained_path
@@ -197,12 +193,6 @@ def agent_entry(name: str, game: str | None = None) -> AgentEntry:
     if isinstance(entry, AgentEntry):
         return entry
     return entry[game if game is not None else agent_games(name)[0]]
-
-
-# Which games each agent plays; read-only views of the table above for older code.
-AGENT_GAMES: dict[str, tuple[str, ...]] = {name: agent_games(name) for name in AGENTS}
-AGENT_FACTORIES: dict[str, Callable[..., Any]] = {
-    name: agent_entry(name).build for name in AGENTS}
 
 
 # Keys a spec may not set, with the reason.

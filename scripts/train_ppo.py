@@ -162,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timesteps", type=int, default=100_000, help="learner steps to train")
     p.add_argument("--envs", type=int, default=1, help="environments stepped in lockstep")
     p.add_argument("--policy", choices=("mlp", "cnn"), default="cnn",
-                   help="cnn: agents.nets.PlaneCNN extractor; mlp: flattened planes")
+                   help="cnn: agents.learning.nets.PlaneCNN extractor; mlp: flattened planes")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="output folder (default runs/ppo-<game>-<time>/)")
     p.add_argument("--overwrite", action="store_true",
@@ -174,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "--policy and board; scripts/convert_model.py converts a model.zip)")
     p.add_argument("--eval-prior", action="store_true", default=None,
                    help="Junqi: logits = beta * move-evaluation scores + CNN correction "
-                        "(agents.eval_prior_net); the untrained policy plays like greedy")
+                        "(agents.learning.eval_prior_net); the untrained policy plays like greedy")
     p.add_argument("--prior-beta", type=float, default=None,
                    help="--eval-prior: initial beta (learned); default 2")
     p.add_argument("--prior-temperature", type=float, default=None,

@@ -1,5 +1,6 @@
 #!/usr/bin/env python
-"""Tune an evaluation's weights by Q-learning (``agents.junqi.tuning``, ``agents.tbw.tuning``).
+"""Tune an evaluation's weights by Q-learning (``agents.learning.junqi_tuning``,
+``agents.learning.tbw_tuning``).
 
     python scripts/tune_weights.py --game junqi --episodes 1000
     python scripts/tune_weights.py --game tbw --episodes 900

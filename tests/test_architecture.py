@@ -7,8 +7,11 @@
 - An import inside a function is for an optional dependency only (torch, numba, ray, ...), or
   for a project module that itself needs one at import time.
 - No module imports another module's private (``_underscore``) names.
-- The project's own code does not import the deprecated paths kept for older code.
+- No module is a deprecated re-export of another (the project is at 0.1: a module that moves
+  leaves no old path behind).
 - No module is over 700 lines; games are told apart by their descriptions, not by name.
+- The package ``agents`` exports only what every game shares; the seed and spec limits are each
+  defined in one module.
 """
 
 from __future__ import annotations
@@ -64,11 +67,6 @@ def modules() -> dict[str, Path]:
 @cache
 def tree(module: str) -> ast.Module:
     return ast.parse(modules()[module].read_text(encoding="utf-8"))
-
-
-def is_shim(module: str) -> bool:
-    """A deprecated path kept for older code: its docstring says so."""
-    return (ast.get_docstring(tree(module)) or "").startswith("Deprecated:")
 
 
 def _type_checking_blocks(node: ast.AST) -> set[int]:
@@ -134,22 +132,18 @@ def needs_optional(module: str) -> bool:
                for name, _, inside, _ in imports(module))
 
 
-def code_modules() -> list[str]:
-    return [m for m in modules() if not is_shim(m)]
-
-
 def test_the_layers_are_where_the_docs_say():
     assert layer("tbw_envs.tbw.state") == CORE and layer("tbw_envs.core.contract") == CORE
     assert layer("tbw_envs.tbw.game") == ENVS and layer("tbw_envs.games") == ENVS
     assert layer("tbw_envs.tbw_v0") == ENVS and layer("agents.junqi.mcts") == AGENTS
     assert layer("agents.registry") == LEARNING_AND_ARENA
     assert layer("agents.arena") == LEARNING_AND_ARENA and layer("scripts.arena") == SCRIPTS
-    assert len(code_modules()) > 60
+    assert len(modules()) > 60
 
 
 def test_imports_go_one_way():
     wrong = []
-    for module in code_modules():
+    for module in modules():
         for name, _, _, line in imports(module):
             target = project_target(name)
             if target is not None and layer(target) > layer(module):
@@ -187,7 +181,7 @@ def test_no_import_circle():
 
 def test_imports_inside_functions_are_for_optional_dependencies():
     wrong = []
-    for module in code_modules():
+    for module in modules():
         for name, _, inside, line in imports(module):
             if not inside or name.split(".")[0] in OPTIONAL or name in OPTIONAL_MODULES:
                 continue
@@ -202,7 +196,7 @@ def test_imports_inside_functions_are_for_optional_dependencies():
 
 def test_no_private_names_across_modules():
     wrong = []
-    for module in code_modules():
+    for module in modules():
         for name, names, _, line in imports(module):
             if project_target(name) is None:
                 continue
@@ -212,22 +206,36 @@ def test_no_private_names_across_modules():
     assert not wrong, "\n".join(wrong)
 
 
-def test_project_code_does_not_use_deprecated_paths():
-    shims = {m for m in modules() if is_shim(m)}
-    wrong = [f"{module}:{line} imports the deprecated {target}"
-             for module in code_modules() for name, _, _, line in imports(module)
-             if (target := project_target(name)) in shims]
-    assert not wrong, "\n".join(wrong)
+def test_no_module_is_a_deprecated_re_export():
+    shims = [m for m in modules()
+             if (ast.get_docstring(tree(m)) or "").lower().startswith("deprecated")]
+    assert not shims, f"deprecated re-export modules: {shims}"
 
 
-def test_deprecated_paths_still_import():
-    import importlib
+def test_the_agents_package_exports_only_what_every_game_shares():
+    import agents
 
-    for module in (m for m in modules() if is_shim(m)):
-        if needs_optional(module) or any(needs_optional(t) for n, *_ in imports(module)
-                                         if (t := project_target(n))):
-            continue
-        importlib.import_module(module)
+    game_only = {name: obj.__module__ for name in agents.__all__
+                 if (obj := getattr(agents, name)).__module__.split(".")[1] in ("tbw", "junqi")}
+    assert not game_only, f"the package agents re-exports one game's names: {game_only}"
+    assert {"Agent", "RandomAgent"} <= set(agents.__all__)
+
+
+def defined_at_top_level(module: str) -> set[str]:
+    names = set()
+    for node in tree(module).body:
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AnnAssign) else [])
+        names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+@pytest.mark.parametrize("name, home", [("MAX_SEED", "tbw_envs.core.contract"),
+                                        ("MAX_SPEC_CHARS", "agents.common.spec_syntax")])
+def test_a_shared_limit_is_defined_once(name, home):
+    """Copies drift apart: ``MAX_SPEC_CHARS`` was once 8192, 1000 and 500 in three modules.
+    A deliberately different limit takes its own name (``MAX_PAGE_SPEC_CHARS``)."""
+    assert [m for m in modules() if name in defined_at_top_level(m)] == [home]
 
 
 @pytest.mark.parametrize("package", PACKAGES)
@@ -239,7 +247,7 @@ def test_no_module_is_over_the_limit(package):
 
 def test_games_are_told_apart_by_their_descriptions():
     pattern = re.compile(r"""(==|!=)\s*["'](tbw|junqi)["']|["'](tbw|junqi)["']\s*(==|!=)""")
-    found = [f"{module}: {line.strip()}" for module in code_modules()
+    found = [f"{module}: {line.strip()}" for module in modules()
              for line in modules()[module].read_text(encoding="utf-8").splitlines()
              if pattern.search(line)]
     assert len(found) <= MAX_GAME_NAME_COMPARISONS, "\n".join(found)

@@ -30,7 +30,6 @@ before it was split.
 from agents.arena.checks import (
     MAX_BOOTSTRAP,
     MAX_GAMES,
-    MAX_SEED,
     MAX_WORKERS,
     OPENING_FRACTION,
     OUTPUT_FILES,
@@ -101,6 +100,7 @@ from agents.arena.stats import (
 )
 from agents.arena.tables import format_table
 from tbw_envs.core.canonical import canonical_json
+from tbw_envs.core.contract import MAX_SEED
 from tbw_envs.core.seeding import derive_seed
 from tbw_envs.games import game_names
 from tbw_envs.junqi.game import layout_seed

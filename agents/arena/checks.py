@@ -23,8 +23,8 @@ from tbw_envs.games import GAMES, get_game
 #   match. Every finished game is kept in memory (its moves and digests) until the files are
 #   written, so the cap bounds memory; the schedule itself is built lazily.
 MAX_GAMES = 100_000
-# - seeds (the base seed, ``bootstrap_seed``, a match's seed): integers in [0, 2**63).
-MAX_SEED = 2**63 - 1
+# - seeds (the base seed, ``bootstrap_seed``, a match's seed): integers from 0 to
+#   ``tbw_envs.core.contract.MAX_SEED`` (2**63 - 1).
 # - workers (processes, or Ray tasks in flight): 1 to MAX_WORKERS.
 MAX_WORKERS = 256
 # - bootstrap resamples: 0 (no intervals) to MAX_BOOTSTRAP; each one refits the ratings.

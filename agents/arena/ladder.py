@@ -18,7 +18,6 @@ from typing import Any
 
 from agents.arena.checks import (
     MAX_GAMES,
-    MAX_SEED,
     MAX_WORKERS,
     ArenaInputError,
     ArenaTypeError,
@@ -35,7 +34,7 @@ from agents.arena.plot import wrap_label
 from agents.arena.records import ArenaGame, write_records
 from agents.arena.roundrobin import play_schedule
 from agents.arena.stats import WinDrawLoss
-from tbw_envs.core.contract import kind_of, short_repr
+from tbw_envs.core.contract import MAX_SEED, kind_of, short_repr
 
 
 @dataclass(frozen=True)

@@ -30,13 +30,12 @@ from typing import Any
 
 from agents.arena.checks import (
     MAX_GAMES,
-    MAX_SEED,
     ArenaInputError,
     check_game,
     check_opening_plies,
 )
 from tbw_envs.core.configs_path import configs_dir
-from tbw_envs.core.contract import is_integer, kind_of, short_repr
+from tbw_envs.core.contract import MAX_SEED, is_integer, kind_of, short_repr
 from tbw_envs.core.yaml_loader import ConfigError, is_file, load_yaml
 from tbw_envs.games import GAMES, get_game
 

@@ -8,7 +8,6 @@ from typing import Any
 
 from agents.arena.checks import (
     MAX_GAMES,
-    MAX_SEED,
     ArenaInputError,
     ArenaTypeError,
     check_flag,
@@ -16,7 +15,7 @@ from agents.arena.checks import (
 )
 from agents.arena.play import GameRecord, play_game
 from agents.arena.stats import wilson_interval
-from tbw_envs.core.contract import kind_of, short_repr
+from tbw_envs.core.contract import MAX_SEED, kind_of, short_repr
 
 
 @dataclass

@@ -19,13 +19,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.arena.checks import MAX_SEED, ArenaInputError, ArenaTypeError, check_int
+from agents.arena.checks import ArenaInputError, ArenaTypeError, check_int
 from agents.arena.digests import DigestChain
 from agents.arena.openings import random_opening
 from agents.arena.players import build_agent, entrant_spec
 from agents.arena.records import FORFEIT_END_REASON, ArenaGame, forfeit_returns
 from agents.arena.scheduling import GameTask
-from tbw_envs.core.contract import is_integer, kind_of, short_repr
+from tbw_envs.core.contract import MAX_SEED, is_integer, kind_of, short_repr
 from tbw_envs.core.errors import IllegalActionError
 from tbw_envs.games import get_game
 

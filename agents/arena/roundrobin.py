@@ -17,7 +17,6 @@ from typing import Any
 from agents.arena.checks import (
     MAX_BOOTSTRAP,
     MAX_GAMES,
-    MAX_SEED,
     MAX_WORKERS,
     ArenaInputError,
     ArenaTypeError,
@@ -40,7 +39,7 @@ from agents.arena.records import ArenaGame
 from agents.arena.results import RoundRobinResult
 from agents.arena.runners import play_in_processes, play_on_ray
 from agents.arena.scheduling import GameTask, iter_tasks
-from tbw_envs.core.contract import kind_of, short_repr
+from tbw_envs.core.contract import MAX_SEED, kind_of, short_repr
 
 
 def check_round_robin(game: Any, specs: Any, games_per_pairing: Any, seed: Any = 0,

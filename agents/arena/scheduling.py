@@ -8,8 +8,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.arena.checks import MAX_SEED, check_int, check_specs, check_total_games, even_games
+from agents.arena.checks import check_int, check_specs, check_total_games, even_games
 from agents.arena.players import entrants
+from tbw_envs.core.contract import MAX_SEED
 from tbw_envs.core.seeding import derive_seed
 
 

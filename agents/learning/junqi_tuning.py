@@ -55,7 +55,6 @@ from agents.learning.weight_tuner import (
     MAX_EPISODES,
     MAX_GAMES,
     MAX_REWARD,
-    MAX_SEED,
     TuningConfigError,
     WeightTuner,
     check_agent_specs,
@@ -67,7 +66,7 @@ from agents.learning.weight_tuner import (
     linear_epsilon,
 )
 from agents.registry import make_agent
-from tbw_envs.core.contract import short_repr
+from tbw_envs.core.contract import MAX_SEED, short_repr
 from tbw_envs.core.seeding import derive_seed
 from tbw_envs.games import get_game
 from tbw_envs.junqi.pieces import FLAG

@@ -60,7 +60,6 @@ from agents.learning.weight_tuner import (
     MAX_GAMES,
     MAX_PLIES,
     MAX_REWARD,
-    MAX_SEED,
     TuningConfigError,
     WeightTuner,
     check_agent_specs,
@@ -80,7 +79,7 @@ from agents.tbw.evaluation import (
     load_evaluation,
 )
 from agents.tbw.search import ALGORITHMS, DEFAULT_AGENT_BUDGET, TBWSearchAgent, plan_turn
-from tbw_envs.core.contract import is_integer, short_repr
+from tbw_envs.core.contract import MAX_SEED, is_integer, short_repr
 from tbw_envs.core.seeding import derive_seed
 from tbw_envs.games import get_game
 from tbw_envs.tbw.scenario import load_scenario

@@ -42,9 +42,8 @@ MAX_CHECKPOINT_BYTES = 64 * 1024 * 1024
 MAX_EPISODES = 1_000_000
 MAX_GAMES = 100_000  # eval_games, warmup_games
 MAX_PLIES = 10_000  # random opening plies
-MAX_SEED = 2**63 - 1
 MAX_REWARD = 1e6  # the evaluations' weights stay within 1e6 too
-MAX_SPEC_CHARS = 1_000
+MAX_CONFIG_TEXT_CHARS = 1_000  # each text field: an agent spec, a name or a path
 
 
 class TuningConfigError(ValueError):
@@ -101,7 +100,7 @@ def check_real(name: str, value, low: float, high: float, *, open_low: bool = Fa
     return number
 
 
-def check_text(name: str, value, max_chars: int = MAX_SPEC_CHARS) -> str:
+def check_text(name: str, value, max_chars: int = MAX_CONFIG_TEXT_CHARS) -> str:
     """A non-empty string of at most ``max_chars`` characters."""
     if not isinstance(value, str) or not value.strip() or len(value) > max_chars:
         raise TuningConfigError(name, f"{name} must be a non-empty string of at most "

@@ -35,16 +35,17 @@ from agents.registry import agent_params, make_agent, parse_agent_spec
 from agents.user_agents import is_user_spec
 from agents.web.limits import PageLimitError, PageLimits
 from agents.web.views import board_json, position_json, revealed_json
-from tbw_envs.core.contract import is_integer, kind_of, short_repr
+from tbw_envs.core.contract import MAX_SEED, is_integer, kind_of, short_repr
 from tbw_envs.core.errors import IllegalActionError
 from tbw_envs.games import GAMES, get_game
 from tbw_envs.junqi.layout import coerce_layout
 
 __all__ = ["PlayError", "PlaySession", "SessionStore", "check_page_spec", "OPPONENT_EXAMPLES"]
 
-MAX_SEED = 2**63 - 1
 LOG_LINES = 300  # the last actions the page lists
-MAX_SPEC_CHARS = 500
+# A page's opponent spec: far stricter than the spec syntax's own limit
+# (``agents.common.spec_syntax.MAX_SPEC_CHARS``), since anyone who reaches the server may send one.
+MAX_PAGE_SPEC_CHARS = 500
 IDLE_SECONDS = 3600.0  # a game no request has touched for this long may be dropped
 # Suggestions for the page's opponent box; any registry spec is accepted.
 OPPONENT_EXAMPLES = {
@@ -74,8 +75,8 @@ def check_page_spec(spec: Any, game: str, allowed: Sequence[str] = (),
         raise PlayError(f"opponent must be an agent spec (text), got {kind_of(spec)} "
                         f"{short_repr(spec)}")
     spec = spec.strip()
-    if not spec or len(spec) > MAX_SPEC_CHARS:
-        raise PlayError(f"opponent must be an agent spec of 1 to {MAX_SPEC_CHARS} characters")
+    if not spec or len(spec) > MAX_PAGE_SPEC_CHARS:
+        raise PlayError(f"opponent must be an agent spec of 1 to {MAX_PAGE_SPEC_CHARS} characters")
     if spec in allowed:
         return spec
     if is_user_spec(spec):

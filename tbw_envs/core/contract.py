@@ -13,15 +13,20 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 __all__ = [
-    "OPENING_FRACTION", "GameOverError", "check_action", "check_agent", "check_options",
-    "check_seed", "check_text", "is_integer", "opening_plies_cap", "opening_plies_problem",
-    "short_list", "short_repr",
+    "MAX_SEED", "OPENING_FRACTION", "GameOverError", "check_action", "check_agent",
+    "check_options", "check_seed", "check_text", "is_integer", "opening_plies_cap",
+    "opening_plies_problem", "short_list", "short_repr",
 ]  # fmt: skip
 
 # Random opening plies (the arena's, the single-agent envs' and train_ppo.py's) are capped at
 # 1 / OPENING_FRACTION of the longest game the scenario or rule set allows, so the agents
 # always get to play: duel_5v5_8x8 (40 turns x 10 units = 400 plies) takes at most 100.
 OPENING_FRACTION = 4
+
+# The largest seed the arena, the web app and the weight tuners accept: the largest signed 64-bit
+# integer. ``check_seed`` (the envs' reset) sets no upper bound: numpy's generators take any
+# non-negative int.
+MAX_SEED = 2**63 - 1
 
 
 class GameOverError(RuntimeError, ValueError):

@@ -10,15 +10,16 @@ import math
 import numpy as np
 import pytest
 
+from agents.common.params import ParameterTypeError
+from agents.common.spec_syntax import MAX_SPEC_CHARS
 from agents.junqi import (
     GreedyEvalAgent,
     ISMCTSAgent,
     MCTSAgent,
     UCBMCTSAgent,
 )
-from agents.params import ParameterTypeError
 from agents.random_agent import RandomAgent
-from agents.registry import AGENT_GAMES, MAX_SPEC_CHARS, agent_params, make_agent, parse_agent_spec
+from agents.registry import AGENTS, agent_games, agent_params, make_agent, parse_agent_spec
 from agents.tbw import GreedyAgent, OEPAgent, TBWSearchAgent, TBWTreeAgent
 from tests.helpers.errors import BAD_SEEDS, raises_naming
 
@@ -184,7 +185,7 @@ def test_unknown_games_are_named():
 
 @pytest.mark.input_contract
 def test_a_required_parameter_is_checked_without_loading_anything():
-    # The ppo spec needs path= or pretrained: said before agents.sb3 is asked to load.
+    # The ppo spec needs path= or pretrained: said before agents.learning.agent is asked to load.
     raises_naming(lambda: make_agent("ppo:threads=2", game="tbw"), ValueError, "ppo needs path=")
     raises_naming(lambda: make_agent("ppo"), ValueError, "ppo needs path=")
     raises_naming(lambda: make_agent("ppo:pretrained,path=x.npz", game="tbw"), ValueError,
@@ -298,11 +299,11 @@ def test_every_declared_spec_parameter_is_a_constructor_parameter():
                "ismcts": ISMCTSAgent, "search": TBWSearchAgent, "exact": TBWSearchAgent,
                "alg5": TBWSearchAgent, "alg2": TBWSearchAgent, "oep": OEPAgent,
                "tree": TBWTreeAgent}
-    for name, games in AGENT_GAMES.items():
-        for game in games:
+    for name in AGENTS:
+        for game in agent_games(name):
             cls = classes.get((name, game), classes.get(name))
             declared = set(agent_params(name, game))
-            if cls is None:  # ppo: declared by the registry (agents/sb3.py checks its own)
+            if cls is None:  # ppo: declared by the registry (agents.learning.agent checks its own)
                 assert declared == {"path", "pretrained", "deterministic", "threads"}
                 continue
             accepted = set(inspect.signature(cls).parameters)

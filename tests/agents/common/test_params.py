@@ -11,7 +11,7 @@ import random
 import numpy as np
 import pytest
 
-from agents import params
+from agents.common import params
 from agents.junqi import GreedyEvalAgent, ISMCTSAgent, MCTSAgent, SearchBudget, UCBMCTSAgent
 from agents.random_agent import RandomAgent
 from agents.registry import (
@@ -106,7 +106,8 @@ def test_a_python_budget_of_infinite_seconds_is_refused():
 
 
 def test_caps_are_the_documented_ones():
-    """The README and agents/params.py document these caps; the values at a cap are accepted."""
+    """The README and agents/common/params.py document these caps; the values at a cap are
+    accepted."""
     assert (params.MAX_SECONDS, params.MAX_THREADS, params.MAX_ITERATIONS) == (3600.0, 256,
                                                                                1_000_000)
     assert make_agent("ucbmcts:seconds=3600", game="junqi").budget.seconds == 3600.0

@@ -36,7 +36,7 @@ def test_each_shipped_file_is_the_one_measured(game):
 
 
 def test_a_changed_file_is_refused(tmp_path, monkeypatch):
-    from tbw_envs import configs_path
+    from tbw_envs.core import configs_path
 
     copy = tmp_path / "configs"
     shutil.copytree(configs_path.configs_dir() / "agents", copy / "agents")

@@ -220,7 +220,7 @@ def test_weights_default_plays_exactly_as_the_plain_agent():
 
 
 def test_search_agents_load_weights_by_name_or_path(tmp_path):
-    from agents.registry import make_agent
+    from agents.registry import agent_entry, make_agent
 
     evaluation = random_weights(random.Random(1))
     path = tmp_path / "mine.yaml"
@@ -232,9 +232,7 @@ def test_search_agents_load_weights_by_name_or_path(tmp_path):
     with pytest.raises(ValueError, match="unknown TBW evaluation weights 'strongest'"):
         make_agent("exact:weights=strongest", game="tbw")
     with pytest.raises(ValueError, match="weights= or evaluate=, not both"):
-        from agents.registry import AGENT_FACTORIES
-
-        AGENT_FACTORIES["exact"](weights="default", evaluate=DefaultEvaluation())
+        agent_entry("exact").build(weights="default", evaluate=DefaultEvaluation())
 
 
 def test_a_one_argument_evaluation_scores_for_the_side_that_moved():

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from agents.random_agent import RandomAgent
-from agents.registry import AGENT_FACTORIES, make_agent
+from agents.registry import agent_entry, make_agent
 from agents.tbw.evaluation import DefaultEvaluation, load_evaluation
 from agents.tbw.oep import Genome, OEPAgent, TurnProblem, evolve_turn
 from agents.tbw.search import plan_turn
@@ -430,4 +430,4 @@ def test_registry_builds_oep_for_tbw_only():
     with pytest.raises(ValueError, match="unknown TBW evaluation weights 'best'"):
         make_agent("oep:weights=best", game="tbw")
     with pytest.raises(ValueError, match="OEP agent weights= or evaluate=, not both"):
-        AGENT_FACTORIES["oep"](weights="tuned", evaluate=DefaultEvaluation())
+        agent_entry("oep").build(weights="tuned", evaluate=DefaultEvaluation())

@@ -1,6 +1,6 @@
-"""Single-turn search (``agents.tbw.search``): its public names, the deprecated paths, the turn
-model, Algorithm 2 == Algorithm 5 == the exact solver, the compiled kernel == the reference, and
-the decomposition == the evaluation."""
+"""Single-turn search (``agents.tbw.search``): its public names, the turn model, Algorithm 2 ==
+Algorithm 5 == the exact solver, the compiled kernel == the reference, and the decomposition ==
+the evaluation."""
 
 from __future__ import annotations
 
@@ -114,21 +114,6 @@ def test_the_package_exports_every_public_name():
         assert getattr(search, name) is not None, name
     assert search.TIME_MARGIN == TIME_MARGIN and search.OutOfBudget is OutOfBudget
     assert search.plan_turn.__module__ == "agents.tbw.search.agent"
-
-
-def test_the_deprecated_paths_re_export_the_same_objects():
-    import agents.tbw._kernel as old_kernel
-    import agents.tbw.search.exact as exact
-    import agents.tbw.search.kernel as kernel
-    import agents.tbw.search.model as model
-    import agents.tbw.search_exact as old_exact
-    import agents.tbw.search_model as old_model
-
-    assert old_model.TurnModel is model.TurnModel and old_model.Evaluator is model.Evaluator
-    assert old_model.FREE == model.FREE
-    assert old_exact.solve_exact is exact.solve_exact
-    assert old_kernel.run is kernel.run and old_kernel.supports is kernel.supports
-    assert old_kernel.HAVE_NUMBA == kernel.HAVE_NUMBA
 
 
 # ------------------------------------------------------------------ decimal movement costs
