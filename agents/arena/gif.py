@@ -16,11 +16,26 @@ from tbw_envs.junqi.actions import describe_action
 from tbw_envs.junqi.board import COLS, NUM_POSTS, RAIL, ROW_LETTERS, ROWS, board_graph
 from tbw_envs.junqi.moves import EMPTY
 from tbw_envs.junqi.pieces import PIECE_CODES
-from tbw_envs.tbw.render import terrain_color, unit_label
+from tbw_envs.tbw.render import PLAYER_COLOR_NAMES, PLAYER_COLORS, terrain_color, unit_label
 
 GIF_FRAMES = 120  # default --every for a GIF keeps about this many frames
 
-_SIDE_FILL = ("#c62828", "#1f4fbf")  # player 0 red, player 1 blue, as the RGB renderers
+_SIDE_FILL = tuple("#" + "".join(f"{c:02x}" for c in color) for color in PLAYER_COLORS)
+
+
+
+def outcome_words(winner: int | None, end_reason: Any) -> str:
+    """A finished game in words, as the web page says it: "player 1 won: annihilation"."""
+    who = "a draw" if winner is None else f"player {winner} won"
+    return f"{who}: {str(end_reason).replace('_', ' ')}"
+
+
+def gif_caption(record: dict[str, Any]) -> str:
+    """Who played which seat, in its colour: a line per seat with the agent's spec."""
+    specs = record.get("specs") or record.get("agents") or ["?", "?"]
+    return "\n".join(f"player {seat} ({PLAYER_COLOR_NAMES[seat].lower()}): {specs[seat]}"
+                     for seat in (0, 1))
+
 
 # A GIF redraws only the pieces: the board (terrain, roads, railroads) is drawn once, and each
 # frame's pieces are removed before the next frame's are added.
@@ -69,9 +84,9 @@ def draw_tbw_position(ax: Any, state: Any) -> list[Any]:
         artists.append(ax.text(x, y + 0.22, str(state.hp[uid]), ha="center", va="center",
                                color="white", fontsize=6))
     if state.is_terminal():
-        status = "draw" if state.winner is None else f"side {state.winner} wins"
+        status = outcome_words(state.winner, state.end_reason)
     else:
-        status = f"side {state.current_side} to move"
+        status = f"player {state.current_side} to move"
     ax.set_title(f"{scenario.name}: turn {state.turn}/{scenario.max_turns}, {status}",
                  fontsize=9)
     return artists
@@ -139,7 +154,7 @@ def draw_junqi_position(ax: Any, state: Any) -> list[Any]:
         move = describe_action(last.from_post * NUM_POSTS + last.to_post)
         last_move = f"\nlast: player {last.player} {move}"
     if state.is_terminal():
-        status = f"game over: {state.end_reason}, winner {state.winner}"
+        status = outcome_words(state.winner, state.end_reason)
     else:
         status = f"player {state.current_player} to move"
     ax.set_title(f"Junqi ({state.rules.name}) ply {state.ply}, {status}{last_move}",
@@ -167,6 +182,21 @@ DRAWINGS = {
 }
 
 
+def start_figure(record: dict[str, Any], start: Any) -> tuple[Any, Any]:
+    """The figure every frame is drawn on: sized for the game, captioned with the agents."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    width, height = DRAWINGS[record["game"]].figure_size(start)
+    fig, ax = plt.subplots(figsize=(width, height + 0.35))
+    ax.set_aspect("equal")
+    fig.text(0.5, 0.005, gif_caption(record), ha="center", va="bottom", fontsize=7)
+    fig.subplots_adjust(bottom=0.05 + 0.3 / (height + 0.35))
+    return fig, ax
+
+
 def write_gif(record: dict[str, Any], out: str | Path, every: int | None = None,
               fps: float = 4.0, index: int | None = None) -> int:
     """Replay (and verify) ``record`` into an animated GIF, a frame every ``every`` plies (default:
@@ -182,8 +212,7 @@ def write_gif(record: dict[str, Any], out: str | Path, every: int | None = None,
     plies = len(record["actions"])
     every = every or max(1, math.ceil(plies / GIF_FRAMES))
     start = record_start_state(record)
-    fig, ax = plt.subplots(figsize=drawing.figure_size(start))
-    ax.set_aspect("equal")
+    fig, ax = start_figure(record, start)
     writer = PillowWriter(fps=fps)
     shown: list[Any] = []
     frames = 0

@@ -23,6 +23,8 @@ from tbw_envs.junqi.pieces import (
     RESULT_NAMES,
 )
 from tbw_envs.tbw.render import (  # the bitmap font both games' frames use, the text key's wrap
+    PLAYER_COLOR_NAMES,
+    PLAYER_COLORS,
     draw_text,
     wrap_legend,
 )
@@ -112,8 +114,8 @@ _HEIGHT, _WIDTH = 2 * _MARGIN + (ROWS - 1) * _CELL, _BOARD_WIDTH + _PANEL_WIDTH
 _BACKGROUND = (232, 214, 168)
 _PANEL_BACKGROUND = (246, 236, 206)
 _INK = (40, 32, 24)
-_PLAYER_COLORS = ((196, 40, 40), (40, 72, 196))
-_PLAYER_NAMES = ("RED", "BLUE")
+_PLAYER_COLORS = PLAYER_COLORS
+_PLAYER_NAMES = PLAYER_COLOR_NAMES
 _LAST_MOVE = (250, 200, 30)
 _PIECE_HALF_H, _PIECE_HALF_W = 11, 15  # a piece covers 23 x 31 pixels around its post
 _TEXT_LEFT = _BOARD_WIDTH + 10
@@ -190,6 +192,13 @@ def _static_layer() -> np.ndarray:
     for post in range(NUM_POSTS):
         y, x = _center(post)
         _draw_post(image, y, x, graph.is_camp[post], graph.is_headquarters[post])
+    # Posts are named row letter and column digit ("G0"), as the status's last move and the
+    # log: the letters left of the board, the digits above it (both in the margin).
+    for row in range(ROWS):
+        draw_text(image, ROW_LETTERS[row], _center(row * COLS)[0], _MARGIN // 2 - 4, _INK, 2,
+                  center=True)
+    for col in range(COLS):
+        draw_text(image, str(col), 1, _center(col)[1] - 3, _INK, 2)
     # Legend: a chip per glyph with the piece's name, then the board's symbols.
     y = 10 + _STATUS_LINES * _LINE + 6
     image[y - 4 : y - 3, _TEXT_LEFT : _WIDTH - 8] = _INK

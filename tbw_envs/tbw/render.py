@@ -15,8 +15,12 @@ from functools import lru_cache
 
 import numpy as np
 
-_SIDE_COLORS = (np.array([200, 40, 40], np.uint8), np.array([40, 80, 210], np.uint8))
-_SIDE_NAMES = ("RED", "BLUE")
+# Each player's colour in every picture of either game: RGB frames, GIFs and the web page
+# (agents/web/static/app.js's SIDE_COLORS, held equal by a test).
+PLAYER_COLORS = ((200, 40, 40), (40, 80, 210))  # player 0 red, player 1 blue
+PLAYER_COLOR_NAMES = ("RED", "BLUE")
+_SIDE_COLORS = tuple(np.array(color, np.uint8) for color in PLAYER_COLORS)
+_SIDE_NAMES = PLAYER_COLOR_NAMES
 _TERRAIN_COLORS = {
     "plain": (190, 215, 150), "grass": (190, 215, 150), "road": (215, 205, 170),
     "forest": (70, 140, 70), "hill": (160, 130, 90), "mountain": (130, 100, 70),

@@ -4,14 +4,23 @@
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
-const SIDE_COLORS = ["#2b6cb0", "#c53030"];
-const SIDE_LIGHT = ["#dbeafe", "#fee2e2"];
+// Player 0 red, player 1 blue: the colours of the RGB frames and GIFs (PLAYER_COLORS in
+// tbw_envs/tbw/render.py; tests/agents/web/test_palette.py holds them equal).
+const SIDE_COLORS = ["#c82828", "#2850d2"];
+const SIDE_LIGHT = ["#fde2e2", "#dde6fb"];
+// What a click may do: tiles a unit may reach, enemies it may attack. Saturated colours that no
+// terrain (pastel, the hash colours included) nor either player's colour comes near, and the
+// attack ring contrasts with both players' discs (test_palette.py measures both).
+const MARK_COLORS = { reach: "#ff00ff", attack: "#ffe600" };
+const MARK_NAMES = { reach: "magenta", attack: "yellow" };
 const TERRAIN_COLORS = {
   plain: "#eef6e4", grass: "#eef6e4", forest: "#9ccc9c", woods: "#9ccc9c", mountain: "#a8a29e",
   hill: "#d6c39a", hills: "#d6c39a", water: "#9fd0f5", lake: "#9fd0f5", river: "#9fd0f5",
   sea: "#7fb8e6", wall: "#4a5568", road: "#f3e3a0", fort: "#f6c98b", sand: "#f5e6b8",
   swamp: "#b5c99a",
 };
+
+const HASH_SATURATION = 35, HASH_LIGHTNESS = 75;  // an unknown terrain's colour: pastel
 
 let games = {};        // name -> game description from /api/games
 
@@ -49,7 +58,7 @@ function terrainColor(name) {
   if (TERRAIN_COLORS[name]) return TERRAIN_COLORS[name];
   let hash = 0;
   for (const c of name) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
-  return `hsl(${hash % 360}, 35%, 75%)`;
+  return `hsl(${hash % 360}, ${HASH_SATURATION}%, ${HASH_LIGHTNESS}%)`;
 }
 
 function resultWords(result) {
@@ -59,19 +68,41 @@ function resultWords(result) {
 
 function show(id, visible) { $(id).hidden = !visible; }
 
+// A finished game's outcome, from its last position: never whose move it would be.
+function outcomeWords(position) {
+  const reason = (position.end_reason || "").replaceAll("_", " ");
+  const who = position.winner === null || position.winner === undefined ? "A draw" : `player ${position.winner} won`;
+  return reason ? `${who}: ${reason}` : who;
+}
+
 // ------------------------------------------------------------------ TBW drawing
 const TILE = 44;
+const LABEL_BAND = 18;  // left of and above the board: row and column numbers
 
 function tbwGeometry(board) {
   const hex = board.topology === "hex";
   const pitchY = hex ? TILE * 0.866 : TILE;
   const center = (row, col) => [
-    col * TILE + TILE / 2 + (hex && row % 2 ? TILE / 2 : 0) + 6,
-    row * pitchY + TILE / 2 + 6,
+    col * TILE + TILE / 2 + (hex && row % 2 ? TILE / 2 : 0) + 6 + LABEL_BAND,
+    row * pitchY + TILE / 2 + 6 + LABEL_BAND,
   ];
-  const width = board.cols * TILE + (hex ? TILE / 2 : 0) + 12;
-  const height = (board.rows - 1) * pitchY + TILE + 12;
+  const width = board.cols * TILE + (hex ? TILE / 2 : 0) + 12 + LABEL_BAND;
+  const height = (board.rows - 1) * pitchY + TILE + 12 + LABEL_BAND;
   return { hex, center, width, height };
+}
+
+// Tiles are named (row, column) from 0, as the log names them ("unit 3 (archer) -> (2, 5)").
+function drawTBWLabels(svg, geo, board) {
+  for (let col = 0; col < board.cols; col++) {
+    const [x] = geo.center(0, col);
+    el("text", { x, y: LABEL_BAND - 2, "text-anchor": "middle", "font-size": 11, fill: "#4a5568",
+                 class: "coord", "data-col": col }, svg, String(col));
+  }
+  for (let row = 0; row < board.rows; row++) {
+    const [, y] = geo.center(row, 0);
+    el("text", { x: LABEL_BAND / 2, y: y + 4, "text-anchor": "middle", "font-size": 11,
+                 fill: "#4a5568", class: "coord", "data-row": row }, svg, String(row));
+  }
 }
 
 function tileShape(svg, geo, row, col, attrs) {
@@ -88,7 +119,7 @@ function tileShape(svg, geo, row, col, attrs) {
   return el("rect", { x: x - TILE / 2, y: y - TILE / 2, width: TILE, height: TILE, ...attrs }, svg);
 }
 
-// marks: {tiles: {"r,c": color}, rings: {uid: color}, selected: uid, onTile, onUnit}
+// marks: {tiles: {"r,c": "reach" | "dest"}, attackable: Set(uid), selected: uid, onTile, onUnit}
 function drawTBW(container, board, position, marks = {}) {
   const geo = tbwGeometry(board);
   container.innerHTML = "";
@@ -104,15 +135,18 @@ function drawTBW(container, board, position, marks = {}) {
       });
       const title = el("title", {}, shape, `(${row}, ${col}) ${name}`);
       if (marks.tiles && marks.tiles[key]) {
-        tileShape(svg, geo, row, col, { fill: marks.tiles[key], "fill-opacity": 0.45,
-                                        stroke: marks.tiles[key], "stroke-width": 2,
-                                        "data-tile": key, class: "clickable mark" })
+        // The chosen destination is filled more heavily than the other reachable tiles.
+        const dest = marks.tiles[key] === "dest";
+        tileShape(svg, geo, row, col, { fill: MARK_COLORS.reach, "fill-opacity": dest ? 0.65 : 0.25,
+                                        stroke: MARK_COLORS.reach, "stroke-width": dest ? 4 : 3,
+                                        "data-tile": key, class: `clickable mark${dest ? " dest" : ""}` })
           .addEventListener("click", () => marks.onTile && marks.onTile(row, col));
       }
       if (marks.onTile) shape.addEventListener("click", () => marks.onTile(row, col));
       void title;
     }
   }
+  drawTBWLabels(svg, geo, board);
   if (marks.plan) drawPlan(svg, geo, marks.plan);
   for (const unit of position.units) {
     if (!unit.alive) continue;
@@ -124,10 +158,13 @@ function drawTBW(container, board, position, marks = {}) {
     el("title", {}, g, `#${unit.id} ${spec.type}${spec.leader ? " (leader)" : ""}, side ${spec.side}: ` +
        `hp ${unit.hp}/${spec.max_hp}, atk ${spec.atk}, move ${spec.move}, range ${spec.range[0]}-${spec.range[1]}` +
        (unit.acted ? ", has acted" : ""));
-    const ring = marks.rings && marks.rings[unit.id];
     el("circle", { cx: x, cy: y, r: 16, fill: SIDE_COLORS[spec.side],
-                   stroke: ring || (spec.leader ? "#d69e2e" : "#fff"),
-                   "stroke-width": ring ? 4 : (spec.leader ? 3 : 1.5) }, g);
+                   stroke: spec.leader ? "#d69e2e" : "#fff", "stroke-width": spec.leader ? 3 : 1.5 }, g);
+    if (marks.attackable && marks.attackable.has(unit.id)) {
+      // Over the disc's rim and the terrain around it: it must stand out on both.
+      el("circle", { cx: x, cy: y, r: 18, fill: "none", stroke: MARK_COLORS.attack, "stroke-width": 5,
+                     class: "attack-ring" }, g);
+    }
     if (marks.selected === unit.id) el("circle", { cx: x, cy: y, r: 20, fill: "none", stroke: "#d69e2e", "stroke-width": 3 }, g);
     el("text", { x, y: y + 4, "text-anchor": "middle", "font-size": 12, "font-weight": 700, fill: "#fff" },
        g, spec.type.slice(0, 2).toUpperCase());
@@ -190,18 +227,18 @@ function planMarks(board, frames, ply, plan) {
 }
 
 // ------------------------------------------------------------------ Junqi drawing
-const PITCH_X = 72, PITCH_Y = 46, RIVER = 34;
+const PITCH_X = 72, PITCH_Y = 46, RIVER = 34, JUNQI_TOP = 44;  // the column digits above
 
 function junqiXY(post, flip) {
   let row = Math.floor(post / 5), col = post % 5;
   if (flip) { row = 11 - row; col = 4 - col; }
-  return [col * PITCH_X + 50, row * PITCH_Y + 30 + (row >= 6 ? RIVER : 0)];
+  return [col * PITCH_X + 50, row * PITCH_Y + JUNQI_TOP + (row >= 6 ? RIVER : 0)];
 }
 
 // marks: {selected: post, targets: Set(post), last: {from, to}, onPost}
 function drawJunqi(container, board, position, flip, marks = {}) {
   container.innerHTML = "";
-  const width = 4 * PITCH_X + 100, height = 11 * PITCH_Y + RIVER + 60;
+  const width = 4 * PITCH_X + 100, height = 11 * PITCH_Y + RIVER + JUNQI_TOP + 30;
   const svg = el("svg", { width, height, viewBox: `0 0 ${width} ${height}`, "data-game": "junqi" }, container);
   for (const [a, b, kind] of board.links) {
     const [x1, y1] = junqiXY(a, flip), [x2, y2] = junqiXY(b, flip);
@@ -269,16 +306,25 @@ function drawJunqi(container, board, position, flip, marks = {}) {
     }
     if (marks.onPost) g.addEventListener("click", () => marks.onPost(post));
   }
-  // Row letters and the river.
+  // Posts are named row letter and column digit ("G0"), as in the log's "G0-F0": the letters
+  // left, the digits above, turned with the board.
   for (let row = 0; row < 12; row++) {
     const [, y] = junqiXY(row * 5, flip);
-    el("text", { x: 8, y: y + 4, "font-size": 11, fill: "#718096" }, svg, "ABCDEFGHIJKL"[row]);
+    el("text", { x: 8, y: y + 4, "font-size": 11, fill: "#4a5568", class: "coord", "data-row": board.posts[row * 5][0] },
+       svg, board.posts[row * 5][0]);
+  }
+  for (let col = 0; col < 5; col++) {
+    const [x] = junqiXY(col, flip);
+    el("text", { x, y: 14, "text-anchor": "middle", "font-size": 11, fill: "#4a5568", class: "coord", "data-col": col },
+       svg, String(col));
   }
   return svg;
 }
 
 // ------------------------------------------------------------------ Play
-const play = { id: null, board: null, state: null, poll: null, selected: null, dest: null, layoutRows: null, picked: null };
+// starts: how many games this page has asked for; an answer to an older request is stale.
+const play = { id: null, board: null, state: null, poll: null, selected: null, dest: null, layoutRows: null, picked: null,
+               starts: 0 };
 
 function fillGameSelects() {
   for (const select of [$("play-game")]) {
@@ -300,13 +346,18 @@ function onPlayGameChange() {
   for (const spec of game.opponents) html("option", { value: spec }, list);
   show("layout-choice", game.has_layouts);
   show("deploy", false);
+  setPlayError(null);  // the last game's error is not this one's
 }
 
 async function startGame(event) {
   event.preventDefault();
+  const ticket = ++play.starts;
+  setPlayError(null);
   const game = $("play-game").value;
-  if (games[game].has_layouts && $("play-layout").value === "arrange" && !play.layoutRows) {
-    await openDeploy();
+  const arranging = games[game].has_layouts && $("play-layout").value === "arrange";
+  if (!arranging) show("deploy", false);
+  if (arranging && !play.layoutRows) {
+    await openDeploy(ticket);
     return;
   }
   const layout = games[game].has_layouts
@@ -325,14 +376,19 @@ async function startGame(event) {
   }
   try {
     const data = await api("POST", "/api/play", request);
+    if (ticket !== play.starts) {  // a newer game began meanwhile: this one is not wanted
+      api("DELETE", `/api/play/${data.id}`).catch(() => {});
+      return;
+    }
     play.id = data.id; play.board = data.board; play.selected = null; play.dest = null;
     play.layoutRows = null;
     show("deploy", false);
     updatePlay(data.state);
   } catch (error) {
+    if (ticket !== play.starts) return;  // the panel belongs to the newer game now
     $("play-status").textContent = "Could not start the game.";
     setPlayError(error.message);
-    if (games[game].has_layouts && $("play-layout").value === "arrange") show("deploy", true);
+    if (arranging) show("deploy", true);
   }
 }
 
@@ -345,12 +401,13 @@ function stopPolling() { if (play.poll) { clearTimeout(play.poll); play.poll = n
 
 async function pollPlay() {
   play.poll = null;
-  if (!play.id) return;
+  const id = play.id;
+  if (!id) return;
   try {
-    const data = await api("GET", `/api/play/${play.id}`);
-    updatePlay(data.state);
+    const data = await api("GET", `/api/play/${id}`);
+    if (play.id === id) updatePlay(data.state);  // not a game this page has left
   } catch (error) {
-    setPlayError(error.message);
+    if (play.id === id) setPlayError(error.message);
   }
 }
 
@@ -386,7 +443,7 @@ function renderPlay() {
 function renderPlayTBW(state, board, actions) {
   const position = state.position;
   const options = position.options || {};
-  const marks = { tiles: {}, rings: {}, selected: play.selected,
+  const marks = { tiles: {}, attackable: new Set(), selected: play.selected,
                   ready: new Set(Object.keys(options).map(Number)) };
   const unitAt = {};
   for (const u of position.units) if (u.alive) unitAt[`${u.row},${u.col}`] = u.id;
@@ -394,9 +451,9 @@ function renderPlayTBW(state, board, actions) {
   if (chosen) {
     for (const option of chosen) {
       const key = option.tile.join(",");
-      marks.tiles[key] = play.dest === key ? "#d69e2e" : "#4299e1";
+      marks.tiles[key] = play.dest === key ? "dest" : "reach";
       if (play.dest === null || play.dest === key) {
-        for (const act of option.actions) if (act.target !== null) marks.rings[act.target] = "#e53e3e";
+        for (const act of option.actions) if (act.target !== null) marks.attackable.add(act.target);
       }
     }
   }
@@ -445,7 +502,9 @@ function renderPlayTBW(state, board, actions) {
   const ready = Object.keys(options).length;
   $("play-info").innerHTML = "";
   html("div", {}, $("play-info"), `Turn ${position.turn} of ${board.max_turns}; win by ${board.win}. ` +
-       (state.your_turn ? `${ready} of your units may still act: click one, then a blue tile, then a red-ringed enemy (or the tile again to move without attacking).` : ""));
+       (state.your_turn ? `${ready} of your units may still act: click one, then a ${MARK_NAMES.reach} tile, ` +
+        `then a ${MARK_NAMES.attack}-ringed enemy (or the tile again to move without attacking).` : ""));
+  if (state.over) html("div", { class: "outcome" }, $("play-info"), outcomeWords(position));
   tbwLegend($("play-info"), board);
   renderLog(state.log || []);
 }
@@ -462,7 +521,13 @@ function tbwLegend(parent, board) {
   }
   const types = [...new Set(board.units.map((u) => u.type))];
   html("div", {}, legend, "Units: " + types.map((t) => `${t.slice(0, 2).toUpperCase()} ${t}`).join(", ") +
-       " (hover a unit for its hp, attack, move and range); a gold ring marks a leader; faded units have acted.");
+       " (hover a unit for its hp, attack, move and range); a gold ring marks a leader; faded units have acted; " +
+       "player 0 red, player 1 blue. Tiles are (row, column), numbered on the board's edges as in the log.");
+  for (const [mark, words] of [["reach", "a tile the chosen unit may move to"], ["attack", "an enemy it may attack"]]) {
+    const item = html("span", { class: "swatch-item" }, legend);
+    html("span", { class: "swatch" }, item).style.background = MARK_COLORS[mark];
+    item.appendChild(document.createTextNode(`${MARK_NAMES[mark]}: ${words} `));
+  }
 }
 
 function renderLog(entries) {
@@ -512,7 +577,7 @@ function renderPlayJunqi(state, board, actions) {
        (limit ? ` of ${limit} plies (then ${board.no_collision_result.replaceAll("_", " ")}).` : " plies."));
   const flags = state.position.flag_revealed.map((p, side) => p === null ? null : `player ${side}'s flag is at ${board.posts[p]}`).filter(Boolean);
   if (flags.length) html("div", {}, info, flags.join("; ") + " (its marshal fell).");
-  if (over) html("div", {}, info, "The game is over: every piece is shown.");
+  if (over) html("div", { class: "outcome" }, info, `${outcomeWords(state.position)}. The game is over: every piece is shown.`);
   else if (state.your_turn) html("div", {}, info, "Click one of your pieces, then a green dot. Hover a hidden piece to see what it may be.");
   junqiLegend(info, board);
   renderLog(junqiLog(state.position, board));
@@ -520,25 +585,29 @@ function renderPlayJunqi(state, board, actions) {
 
 async function sendMove(action) {
   stopPolling();
+  const id = play.id;
   try {
-    const data = await api("POST", `/api/play/${play.id}/move`, { action });
+    const data = await api("POST", `/api/play/${id}/move`, { action });
+    if (play.id !== id) return;  // a game this page has left
     play.selected = null; play.dest = null;
     setPlayError(null);
     updatePlay(data.state);
   } catch (error) {
+    if (play.id !== id) return;
     setPlayError(error.message);
     pollPlay();
   }
 }
 
 // Junqi deployment by hand
-async function openDeploy() {
+async function openDeploy(ticket = play.starts) {
   try {
     const data = await api("GET", "/api/junqi/layout?policy=heuristic");
+    if (ticket !== play.starts) return;  // another game was asked for meanwhile
     play.layoutRows = data.rows;
     play.pieces = data.pieces;
     play.layoutHeadquarters = data.headquarters;
-  } catch (error) { setPlayError(error.message); return; }
+  } catch (error) { if (ticket === play.starts) setPlayError(error.message); return; }
   play.picked = null;
   show("deploy", true);
   renderDeploy();
@@ -659,7 +728,8 @@ function setPly(ply) {
     const thought = $("watch-thinking").checked && data.thinking ? data.thinking[watch.ply] : null;
     const marks = thought && thought.plan ? { plan: planMarks(data.board, data.frames, watch.ply, thought.plan) } : {};
     drawTBW($("watch-board"), data.board, frame, marks);
-    html("div", {}, info, `Turn ${frame.turn}; player ${frame.current_player} to act.`);
+    html("div", frame.terminal ? { class: "outcome" } : {}, info, frame.terminal ? `Turn ${frame.turn}. ${outcomeWords(frame)}.`
+         : `Turn ${frame.turn}; player ${frame.current_player} to act.`);
     tbwLegend(info, data.board);
     if (thought && thought.plan) {
       html("div", { class: "thinking-info" }, info,
@@ -688,6 +758,7 @@ function setPly(ply) {
       html("div", {}, info, `Last: player ${ply.player} ${data.board.posts[ply.from]}-${data.board.posts[ply.to]} ${resultWords(ply.result)}.`);
     }
     html("div", {}, info, `No collision for ${frame.quiet_plies} plies.`);
+    if (frame.terminal) html("div", { class: "outcome" }, info, `${outcomeWords(frame)}.`);
     junqiLegend(info, data.board);
   }
   if (frame.next) html("div", {}, info, `Next: ${frame.next}`);
@@ -721,7 +792,7 @@ async function main() {
   $("play-game").addEventListener("change", onPlayGameChange);
   $("play-layout").addEventListener("change", () => { play.layoutRows = null; show("deploy", false); });
   $("new-game").addEventListener("submit", startGame);
-  $("deploy-shuffle").addEventListener("click", openDeploy);
+  $("deploy-shuffle").addEventListener("click", () => openDeploy());
   $("deploy-done").addEventListener("click", (e) => startGame(e));
   $("watch-file").addEventListener("change", loadGames);
   $("watch-game").addEventListener("change", () => { watch.ply = 0; loadGame(); });

@@ -9,6 +9,7 @@ Run with ``python -m pytest -m browser`` (docs/web.md: installing Chromium)."""
 from __future__ import annotations
 
 import random
+import re
 import shutil
 
 import pytest
@@ -39,9 +40,13 @@ def page(written_runs, tmp_path_factory):
         # The page works offline: every request goes to this server.
         page.on("request", lambda request: request.url.startswith(url)
                 or elsewhere.append(request.url))
+        not_found = []
+        page.on("response", lambda response: response.status == 404
+                and not_found.append(response.url))
         page.goto(url)
         page.wait_for_selector("#play-game option", state="attached")
         page.errors = errors
+        page.not_found = not_found
         yield page
         browser.close()
     assert errors == [] and elsewhere == []
@@ -104,6 +109,10 @@ def test_a_whole_tbw_game_against_random_by_clicking(page, tmp_path):
         status = wait_for_turn_or_end(page, before)
     assert status.startswith(("You won", "You lost", "A draw")) and turns > 3
     assert attacks >= 1
+    # The end says who won, not whose move it would be.
+    outcome = page.text_content("#play-info .outcome")
+    assert re.fullmatch(r"(player [01] won|A draw): [a-z ]+", outcome), outcome
+    assert "may still act" not in page.text_content("#play-info")
     assert (tmp_path / "tbw.png").stat().st_size > 10_000
 
 
@@ -195,3 +204,120 @@ def test_a_recorded_game_replays_step_by_step(page, tmp_path):
     page.wait_for_selector("#watch-board svg[data-game=tbw]")
     page.click("#watch-first")
     assert "Next: unit" in page.text_content("#watch-info")
+
+
+def _box_center(page, selector):
+    box = page.locator(selector).bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, box
+
+
+def test_tbw_labels_name_the_tiles_as_the_log_does(page):
+    new_game(page, "tbw", "duel_5v5_8x8", seat="1")  # the agent moves first: the log has lines
+    wait_for_turn_or_end(page)
+    moves = [re.search(r"-> \((\d+), (\d+)\)", line)
+             for line in page.locator("#play-log li").all_text_contents()]
+    moves = [m for m in moves if m]
+    assert moves
+    for move in moves:
+        row, col = move.groups()
+        _x, _y, tile = _box_center(page, f"#play-board rect[data-tile='{row},{col}']:not(.mark)")
+        label_x, _, _ = _box_center(page, f"#play-board text.coord[data-col='{col}']")
+        _, label_y, _ = _box_center(page, f"#play-board text.coord[data-row='{row}']")
+        assert page.text_content(f"#play-board text.coord[data-col='{col}']") == col
+        assert page.text_content(f"#play-board text.coord[data-row='{row}']") == row
+        # The column's number is above the tile, the row's number level with it.
+        assert tile["x"] < label_x < tile["x"] + tile["width"]
+        assert tile["y"] < label_y < tile["y"] + tile["height"]
+    # Choosing a unit marks where it may go, in the mark colour, not in a terrain's.
+    page.locator("g[data-unit][data-ready=true]").first.click()
+    mark = page.locator("[data-tile].mark").first
+    assert mark.get_attribute("stroke") == "#ff00ff"
+
+
+def test_junqi_labels_name_the_posts_as_the_log_does(page):
+    for seat in ("0", "1"):  # player 1 sees the board turned: the labels turn with it
+        new_game(page, "junqi", "ccgc", seat=seat, layout="heuristic")
+        if seat == "0":
+            wait_for_turn_or_end(page)
+            page.locator("g[data-post][data-movable=true]").first.click()
+            before = plies(page)
+            page.locator("g[data-post]:has(circle.target)").first.click()
+        else:
+            before = 0
+        wait_for_turn_or_end(page, before)
+        lines = page.locator("#play-log li").all_text_contents()
+        posts = [p for line in lines for p in re.search(r": ([A-L]\d)-([A-L]\d) ", line).groups()]
+        assert posts
+        for post in posts:
+            _x, _y, box = _box_center(page, f"#play-board g[data-post='{post}']")
+            label_x, _, _ = _box_center(page, f"#play-board text.coord[data-col='{post[1]}']")
+            _, label_y, _ = _box_center(page, f"#play-board text.coord[data-row='{post[0]}']")
+            assert page.text_content(f"#play-board text.coord[data-row='{post[0]}']") == post[0]
+            assert box["x"] < label_x < box["x"] + box["width"], post
+            assert box["y"] < label_y < box["y"] + box["height"], post
+
+
+def test_an_error_does_not_outlive_a_switch_of_game(page):
+    new_game(page, "tbw", "duel_5v5_8x8", opponent="no_such_agent")
+    page.wait_for_selector("#play-error", state="visible")
+    assert "no_such_agent" in page.text_content("#play-error")
+    page.select_option("#play-game", "junqi")
+    assert page.locator("#play-error").is_hidden()
+
+
+def test_a_late_failure_of_a_junqi_start_leaves_the_tbw_game_alone(page):
+    held = []
+
+    def hold_the_first_start(route):
+        if route.request.method == "POST" and not held:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/api/play", hold_the_first_start)
+    try:
+        new_game(page, "junqi", "ccgc", layout="arrange")
+        page.wait_for_selector("#deploy-grid .cell.piece")
+        page.click("#deploy-done")
+        for _ in range(200):  # bounds a hang only: the request is held at once
+            if held:
+                break
+            page.wait_for_timeout(25)
+        assert held
+        new_game(page, "tbw", "duel_5v5_8x8")
+        wait_for_turn_or_end(page)
+        assert page.locator("#deploy").is_hidden()
+        with page.expect_response(lambda response: response.status == 400):
+            held[0].fulfill(status=400, content_type="application/json",
+                            body='{"error": "layout: a late refusal"}')
+        page.wait_for_timeout(300)  # the page's handler of that answer has run
+    finally:
+        page.unroute("**/api/play")
+    assert page.locator("#deploy").is_hidden()
+    assert page.locator("#play-error").is_hidden()
+    assert page.text_content("#play-status").startswith("Your move")
+    assert page.locator("#play-board svg[data-game=tbw]").count() == 1
+
+
+def test_a_finished_recorded_game_says_who_won(page):
+    page.click("#tab-watch")
+    page.wait_for_selector("#watch-file option", state="attached")
+    files = page.eval_on_selector_all("#watch-file option", "options => options.map(o => o.value)")
+    for game in ("tbw", "junqi"):
+        page.select_option("#watch-file", next(f for f in files if game in f))
+        page.wait_for_selector(f"#watch-board svg[data-game={game}]")
+        page.click("#watch-last")
+        outcome = page.text_content("#watch-info .outcome")
+        assert re.search(r"(player [01] won|A draw): [a-z ]+\.$", outcome), outcome
+        assert "to act" not in page.text_content("#watch-info")
+        page.click("#watch-first")
+        assert page.locator("#watch-info .outcome").count() == 0
+
+
+def test_the_favicon_loads(page):
+    page.reload()
+    page.wait_for_selector("#play-game option", state="attached")
+    status, kind = page.evaluate("""() => fetch(document.querySelector("link[rel=icon]").href)
+        .then((r) => [r.status, r.headers.get("content-type")])""")
+    assert status == 200 and kind.startswith("image/svg+xml")
+    assert [u for u in page.not_found if "/api/" not in u] == []

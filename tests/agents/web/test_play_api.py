@@ -276,7 +276,7 @@ def test_the_page_fetches_nothing_from_elsewhere():
     from agents.web.app import STATIC_DIR
 
     files = sorted(STATIC_DIR.iterdir())
-    assert {f.name for f in files} == {"index.html", "app.js", "style.css"}
+    assert {f.name for f in files} == {"index.html", "app.js", "style.css", "favicon.svg"}
     for path in files:
         text = path.read_text().replace("http://www.w3.org/2000/svg", "")  # a name, not a fetch
         assert "http:" not in text and "https:" not in text and "//cdn" not in text, path.name

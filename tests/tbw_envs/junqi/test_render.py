@@ -181,3 +181,19 @@ def test_every_symbol_on_a_junqi_text_board_is_in_its_key():
         if "view of player" not in lines[0]:
             assert "??" not in key  # nothing is hidden on the omniscient board
     assert seen == {"piece", "??", "()", "[]", "==", ".."}
+
+
+def test_the_frame_labels_rows_and_columns_as_post_names_are_written():
+    from tbw_envs.junqi.board import ROW_LETTERS, post_name
+
+    frame = junqi_render.render_rgb(JunqiState.random_initial(0))
+    board = frame[:, :junqi_render._BOARD_WIDTH]
+    left = board[:, :junqi_render._MARGIN]
+    for row, letter in enumerate(ROW_LETTERS):
+        y, _x = junqi_render._center(row * 5)
+        # Each letter beside its row: "G0" is in row G.
+        assert _find_text(left[y - 6:y + 6], junqi_render._INK, letter), post_name(row * 5)
+    top = board[:junqi_render._MARGIN - 12]
+    for col in range(5):
+        _y, x = junqi_render._center(col)
+        assert _find_text(top[:, x - 6:x + 6], junqi_render._INK, str(col))
