@@ -30,15 +30,22 @@ INLINE_CODE = re.compile(r"(`+)(.+?)\1", re.S)
 # [text](target) and ![alt](target), with an optional "title"; the text may span lines.
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^\s)>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+# <img src="..."> and <a href="...">: the README shows its picture with HTML.
+HTML_LINK = re.compile(r"<(?:img|a|source)\b[^>]*?\b(?:src|href)=\"([^\"]+)\"", re.I)
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.I)  # http:, https:, mailto:, ...
 # A test file, or one test in it, by path: tests/tbw_envs/test_endings.py, ...::test_name.
 TEST_PATH = re.compile(r"\b(tests/[\w/]+\.py)(?:::(\w+))?")
 
 
+def _without_fences(text: str) -> str:
+    """Markdown text with fenced blocks blanked (line count kept)."""
+    return FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+
+
 def _without_code(text: str) -> str:
     """Markdown text with fenced blocks blanked (line count kept) and inline code neutralised."""
-    text = FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
-    return INLINE_CODE.sub(lambda m: "code" + "\n" * m.group(0).count("\n"), text)
+    return INLINE_CODE.sub(lambda m: "code" + "\n" * m.group(0).count("\n"),
+                           _without_fences(text))
 
 
 def github_slug(heading: str) -> str:
@@ -54,7 +61,9 @@ def anchors(path: Path) -> set[str]:
     """Every heading anchor of a markdown file; repeated headings get -1, -2, ... as on GitHub."""
     seen: dict[str, int] = {}
     result = set()
-    for heading in HEADING.findall(_without_code(path.read_text(encoding="utf-8"))):
+    # Inline code in a heading is part of its anchor (``## Environment `junqi_v0` ``), so only
+    # fenced blocks, whose lines are not headings, are blanked.
+    for heading in HEADING.findall(_without_fences(path.read_text(encoding="utf-8"))):
         slug = github_slug(heading.strip())
         count = seen.get(slug, 0)
         seen[slug] = count + 1
@@ -66,12 +75,12 @@ def relative_links(path: Path) -> list[tuple[int, str]]:
     """``(line, target)`` of every link in ``path`` that points into the repository."""
     text = _without_code(path.read_text(encoding="utf-8"))
     found = []
-    for match in LINK.finditer(text):
+    for match in [*LINK.finditer(text), *HTML_LINK.finditer(text)]:
         target = match.group(1)
         if EXTERNAL.match(target):
             continue
         found.append((text.count("\n", 0, match.start(1)) + 1, target))
-    return found
+    return sorted(found)
 
 
 def broken_links(path: Path, root: Path = ROOT) -> list[str]:
@@ -137,17 +146,21 @@ def test_github_slug(heading, slug):
 
 
 def test_the_checker_catches_a_broken_link_and_anchor(tmp_path):
-    (tmp_path / "a.md").write_text("# Title here\n\n## Part\n", encoding="utf-8")
+    (tmp_path / "a.md").write_text("# Title here\n\n## Part\n\n## Env `x_v0`\n", encoding="utf-8")
+    (tmp_path / "pic.png").write_bytes(b"")
     doc = tmp_path / "b.md"
     doc.write_text(
         "[ok](a.md) [ok](a.md#part) [ok](#own) [web](https://x.org/y.md) [m](mailto:a@b.c)\n"
         "[gone](missing.md) [bad anchor](a.md#nope)\n```\n[in code](nowhere.md)\n```\n"
-        "`[inline](nowhere.md)` [out](../x.md)\n## Own\n",
+        "`[inline](nowhere.md)` [out](../x.md) [code in heading](a.md#env-x_v0)\n"
+        '<img src="pic.png" alt="ok"> <img src="gone.png" alt="gone">\n## Own\n',
         encoding="utf-8",
     )
     problems = broken_links(doc, root=tmp_path)
-    assert len(problems) == 3, problems
-    assert "missing.md" in problems[0] and "#nope" in problems[1] and "outside" in problems[2]
+    assert len(problems) == 4, problems
+    for expected in ["(missing.md): no such file", "a.md has no heading #nope",
+                     "(../x.md) points outside", "(gone.png): no such file"]:
+        assert sum(expected in problem for problem in problems) == 1, (expected, problems)
 
 
 def test_the_test_files_named_in_docs_and_code_exist():

@@ -1,4 +1,6 @@
-"""The README's runnable snippets and set-up commands stay true."""
+"""The README's runnable snippets and set-up commands stay true. Every python block of the
+README and docs/ runs in ``tests/test_snippets.py``, which also checks that the ones that train
+or play a network use one torch thread; here, the first two must show a TBW game."""
 
 from __future__ import annotations
 
@@ -35,13 +37,6 @@ def test_ci_runs_the_readme_test_commands_verbatim():
     assert "apt-get install -y chromium" in browser_tests
     assert ci.index(tests) < ci.index(browser_tests) < ci.index(rllib_tests)
     assert (ROOT / "constraints.txt").read_text().strip() == "torch==2.13.0"
-
-
-def test_snippets_that_train_or_play_a_network_use_one_torch_thread():
-    networked = [block for block in PYTHON_BLOCKS if "sb3_contrib" in block or "torch" in block]
-    assert networked, "the README shows how to train with MaskablePPO"
-    for block in networked:
-        assert "torch.set_num_threads(1)" in block, block
 
 
 def test_the_examples_the_readme_names_exist():
