@@ -135,7 +135,7 @@ class ISMCTSAgent(DeterminizedSearchAgent):
     how likely the opponent's moves were under a model of its choice), it evaluates moves with
     ``weights="tuned"`` (the Q-learned weights) and it scores leaves with ``leaf="net"`` (the
     value network, ``agents.junqi.value_net``) by default: the stronger choices in
-    docs/results.md, "Junqi search against its budget" and "A value network, and a lighter
+    docs/research_log.md, "Junqi search against its budget" and "A value network, and a lighter
     evaluation prior".
 
     ``prior_visits`` (default 2; 0 turns it off) starts every edge with that many virtual visits
@@ -162,7 +162,7 @@ class ISMCTSAgent(DeterminizedSearchAgent):
     ``reveal`` (default 0: off) credits every root attack with ``reveal`` x the entropy (nats)
     of its announced result under the belief, in piece-value units: a value for what the attack
     tells, which no determinization sees (``agents.junqi.mcts.reveal``; measured in
-    docs/results.md, "Against the learned agent: what information would buy").
+    docs/research_log.md, "Against the learned agent: what information would buy").
     """
 
     name = "ismcts"
