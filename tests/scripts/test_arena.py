@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from scripts import arena as arena_cli
+from tests.helpers.bad_agents import write_bad_agents
 
 # ---------------------------------------------------------------------- arena CLI
 
@@ -301,43 +302,12 @@ def test_resume_takes_its_options_from_the_journal_and_names_what_is_missing(tmp
 
 # ---------------------------------------------------------------------- --on-agent-error
 
-RAISES_ON_THIRD = '''
-import random
 
-
-class RaisesOnThird:
-    def __init__(self, seed=None):
-        self.rng = random.Random(seed)
-        self.moves = 0
-
-    def reset(self, seed=None):
-        self.rng.seed(seed)
-        self.moves = 0
-
-    def act(self, view):
-        self.moves += 1
-        if self.moves == 3:
-            raise ValueError("the third move is cursed")
-        return self.rng.choice(view.legal_actions())
-
-
-class Illegal:
-    def __init__(self, seed=None):
-        pass
-
-    def reset(self, seed=None):
-        pass
-
-    def act(self, view):
-        legal = set(view.legal_actions())
-        return next(action for action in range(10**6) if action not in legal)
-'''
 
 
 def bad_agents(tmp_path) -> tuple[str, str]:
-    path = tmp_path / "bad_agents.py"
-    path.write_text(RAISES_ON_THIRD)
-    return f"{path}:RaisesOnThird", f"{path}:Illegal"
+    specs = write_bad_agents(tmp_path)
+    return specs["RaisesOnThird"], specs["Illegal"]
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -388,10 +358,7 @@ def test_by_default_a_bad_agent_stops_the_run_with_one_line_then_resumes_as_forf
 
 
 def declared_agent(tmp_path, stem: str, declaration: str) -> str:
-    path = tmp_path / f"{stem}.py"
-    path.write_text(RAISES_ON_THIRD.replace("class RaisesOnThird:", declaration
-                                            + "\n\nclass RaisesOnThird:"))
-    return f"{path}:Illegal"
+    return write_bad_agents(tmp_path, declaration, stem)["Illegal"]
 
 
 def test_without_game_the_agents_file_decides_the_game(tmp_path, capsys):

@@ -17,61 +17,13 @@ from agents.arena.journal import JOURNAL_NAME
 from agents.arena.play import AgentError
 from agents.arena.records import load_records
 from agents.arena.replay import forfeit_note, verify_records
-
-BAD_AGENTS = '''
-import random
-
-
-class RaisesOnThird:
-    """Plays at random, and raises on its third move of a game."""
-
-    def __init__(self, seed=None):
-        self.rng = random.Random(seed)
-        self.moves = 0
-
-    def reset(self, seed=None):
-        self.rng.seed(seed)
-        self.moves = 0
-
-    def act(self, view):
-        self.moves += 1
-        if self.moves == 3:
-            raise ValueError("the third move is cursed")
-        return self.rng.choice(view.legal_actions())
-
-
-class Illegal:
-    """Returns the smallest action that is not legal."""
-
-    def __init__(self, seed=None):
-        pass
-
-    def reset(self, seed=None):
-        pass
-
-    def act(self, view):
-        legal = set(view.legal_actions())
-        return next(action for action in range(10**6) if action not in legal)
-
-
-class ReturnsNone:
-    def __init__(self, seed=None):
-        pass
-
-    def reset(self, seed=None):
-        pass
-
-    def act(self, view):
-        return None
-'''
+from tests.helpers.bad_agents import write_bad_agents
 
 
 @pytest.fixture
 def bad(tmp_path):
     """Specs of the agent file's agents, by class name."""
-    path = tmp_path / "bad_agents.py"
-    path.write_text(BAD_AGENTS)
-    return {name: f"{path}:{name}" for name in ("RaisesOnThird", "Illegal", "ReturnsNone")}
+    return write_bad_agents(tmp_path)
 
 
 def run(specs, workers=1, **extra):
