@@ -29,6 +29,7 @@ _TERRAIN_COLORS = {
     "swamp": (120, 140, 100), "sand": (230, 215, 160),
 }  # fmt: skip
 _BACKGROUND = (40, 40, 40)  # gaps between square tiles, the outside of hex boards
+_LABEL_COLOR = (200, 200, 200)  # the row and column numbers in the frame's margin
 _LEADER_GOLD = (240, 200, 40)
 _REASON_TEXT = {
     "annihilation": "ARMY DESTROYED",
@@ -310,6 +311,10 @@ class _Layer:
                     colors[scenario.terrain_grid[t]]
                 )
                 self.origin.append((y0, x0))
+            centres = [(y0 + tile_px / 2, x0 + tile_px / 2) for y0, x0 in self.origin]
+        img, (top, left) = _with_labels(img, b.rows, b.cols, centres, tile_px)
+        self.origin = [(y0 + top, x0 + left) for y0, x0 in self.origin]
+        self.board_origin = (top, left)
         img.flags.writeable = False
         self.image = img
         codes = unit_type_codes(u.type.name for u in scenario.units)
@@ -327,6 +332,32 @@ class _Layer:
             height = FONT_HEIGHT * max(1, tile_px // 16)
             y = top + (height - FONT_HEIGHT * scale) // 2
             self.code_place.append((code, scale, y, tile_px // 2 - text_width(code, scale) // 2))
+
+
+def _with_labels(board: np.ndarray, rows: int, cols: int, centres, tile_px: int):
+    """``board`` inside a margin that numbers its rows (left) and columns (top) from 0, as the
+    move log names tiles ``(row, column)``; and the board's top-left corner in the result."""
+    scale = max(1, tile_px // 24)
+    left = text_width(str(rows - 1), scale) + 4 * scale
+    top = FONT_HEIGHT * scale + 4 * scale
+    img = np.empty((board.shape[0] + top, board.shape[1] + left, 3), np.uint8)
+    img[:] = _BACKGROUND
+    img[top:, left:] = board
+    for r in range(rows):
+        cy = centres[r * cols][0]
+        draw_text(img, str(r), int(top + cy - FONT_HEIGHT * scale / 2), 2 * scale,
+                  _LABEL_COLOR, scale)
+    for c in range(cols):
+        cx = centres[c][1]  # the first row's tiles: on a hex board, the unshifted row
+        draw_text(img, str(c), 2 * scale + FONT_HEIGHT * scale // 2, int(left + cx),
+                  _LABEL_COLOR, scale, center=True)
+    return img, (top, left)
+
+
+def board_origin(scenario, tile_px: int = 32) -> tuple[int, int]:
+    """Where the board starts in ``render_rgb``'s picture, ``(y, x)``: past the margin of row
+    and column numbers."""
+    return _layer(scenario, tile_px).board_origin
 
 
 _LAYERS: dict[tuple[int, int], _Layer] = {}
@@ -347,7 +378,9 @@ def render_rgb(state, tile_px: int = 32) -> np.ndarray:
     colours; units as side-coloured counters with their type code (``unit_type_codes``), slot
     number and an Hp bar; a gold frame marks leaders, acted units are dimmed. Square boards are
     ``rows * tile_px`` by ``cols * tile_px``; hex boards are drawn as hexagons ``tile_px`` wide.
-    Once the game is over a banner names the winner (or a draw) and why the game ended."""
+    A margin above and to the left numbers the columns and rows from 0, as the move log names
+    tiles ``(row, column)`` (``board_origin``: where the board starts). Once the game is over a
+    banner names the winner (or a draw) and why the game ended."""
     sc = state.scenario
     layer = _layer(sc, tile_px)
     img = layer.image.copy()

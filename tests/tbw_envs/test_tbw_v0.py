@@ -16,6 +16,7 @@ from tbw_envs import tbw_v0
 from tbw_envs.core.contract import GameOverError
 from tbw_envs.tbw import END_TURN, load_scenario
 from tbw_envs.tbw.observation import ObservationEncoder
+from tbw_envs.tbw.render import board_origin
 from tbw_envs.wrappers import make_tbw_single
 from tests.helpers.quick_games import SKIRMISH
 
@@ -44,8 +45,10 @@ def test_pettingzoo_render_test(capsys, monkeypatch):
 def test_rgb_array_shows_units_and_terrain():
     env = tbw_v0.env(scenario="duel_5v5_8x8", render_mode="rgb_array")
     env.reset()
-    img = env.render()
-    assert img.dtype == np.uint8 and img.shape == (8 * 32, 8 * 32, 3)
+    frame = env.render()
+    top, left = board_origin(env.unwrapped.scenario)  # past the margin of row and column numbers
+    assert frame.dtype == np.uint8 and frame.shape == (top + 8 * 32, left + 8 * 32, 3)
+    img = frame[top:, left:]
     # A side-0 unit stands on (7, 1): the tile centre is red-dominant; (0, 0) is plain terrain.
     centre = img[7 * 32 + 12, 1 * 32 + 20]
     assert centre[0] > 150 and centre[2] < 100

@@ -12,10 +12,14 @@ import yaml
 from tbw_envs.tbw import load_scenario
 from tbw_envs.tbw.render import (
     _BACKGROUND,
+    _LABEL_COLOR,
     _SIDE_COLORS,
+    FONT_HEIGHT,
+    board_origin,
     render_rgb,
     result_lines,
     terrain_color,
+    text_mask,
     unit_type_codes,
 )
 from tbw_envs.tbw.state import LEADER_KILLED, TURN_LIMIT_HP
@@ -24,6 +28,12 @@ from tests.helpers import REPO_ROOT
 CONFIGS = REPO_ROOT / "configs" / "tbw"
 
 TILE = 32
+
+
+def board_of(frame: np.ndarray, scenario) -> np.ndarray:
+    """The board part of a frame, without the margin of row and column numbers."""
+    top, left = board_origin(scenario, TILE)
+    return frame[top:, left:]
 
 
 def _scenario_with(name: str, edit) -> object:
@@ -43,7 +53,8 @@ def test_tbw_frame_shows_the_unit_type():
         data["units"][0]["type"] = "knight"  # same side, slot and position (7, 1)
 
     other = _scenario_with("duel_5v5_8x8", retype)
-    a, b = render_rgb(base.initial_state()), render_rgb(other.initial_state())
+    a = board_of(render_rgb(base.initial_state()), base)
+    b = board_of(render_rgb(other.initial_state()), other)
     assert a.shape == b.shape == (8 * TILE, 8 * TILE, 3)
     changed = np.argwhere((a != b).any(axis=2))
     assert len(changed) > 10
@@ -143,6 +154,45 @@ def test_frames_keep_one_size_through_a_game_and_are_fresh_arrays():
     assert render_rgb(load_scenario("hex_skirmish").initial_state()).any()
 
 
+def _label_boxes(mask: np.ndarray, gap: int = 1) -> list[np.ndarray]:
+    """The label pixels of ``mask`` cut into runs of lines (axis 0) that hold some, apart by
+    more than ``gap`` empty lines, each cropped to its bounding box."""
+    lines = np.flatnonzero(mask.any(axis=1))
+    runs = np.split(lines, np.flatnonzero(np.diff(lines) > gap) + 1)
+    boxes = []
+    for run in runs:
+        part = mask[run[0]:run[-1] + 1]
+        cols = np.flatnonzero(part.any(axis=0))
+        boxes.append(part[:, cols[0]:cols[-1] + 1])
+    return boxes
+
+
+def test_the_margin_numbers_rows_and_columns_as_the_log_names_tiles():
+    # The log names a tile (row, column) from 0: "-> (2, 5)". Each row's number stands at
+    # its row's height, each column's above it, in order, and nothing else is drawn there.
+    for name in ("duel_5v5_8x8", "battle_10v10_16x16", "hex_skirmish"):
+        scenario = load_scenario(name)
+        frame = render_rgb(scenario.initial_state())
+        top, left = board_origin(scenario, TILE)
+        scale = max(1, TILE // 24)
+        assert top == (FONT_HEIGHT + 4) * scale
+        label = (frame == _LABEL_COLOR).all(axis=2)
+        assert not label[top:, left:].any()
+        rows, cols = scenario.board.rows, scenario.board.cols
+        row_boxes = _label_boxes(label[top:, :left])
+        assert [box.shape for box in row_boxes] == [text_mask(str(r), scale).shape
+                                                    for r in range(rows)], name
+        assert all(np.array_equal(box, text_mask(str(r), scale))
+                   for r, box in enumerate(row_boxes)), name
+        column_boxes = _label_boxes(label[:top, left:].T, gap=4 * scale)  # digits 1 apart
+        assert len(column_boxes) == cols, name
+        assert all(np.array_equal(box.T, text_mask(str(c), scale))
+                   for c, box in enumerate(column_boxes)), name
+        if scenario.board.topology != "hex":  # each number over its own tile column
+            xs = np.flatnonzero(label[:top, left:].any(axis=0))
+            assert sorted(set(xs // TILE)) == list(range(cols))
+
+
 def _has_block(mask: np.ndarray, height: int, width: int) -> bool:
     """Whether ``mask`` is True on some whole ``height x width`` rectangle."""
     windows = np.lib.stride_tricks.sliding_window_view(mask, (height, width))
@@ -152,7 +202,7 @@ def _has_block(mask: np.ndarray, height: int, width: int) -> bool:
 def test_hex_board_is_drawn_as_hexagons():
     scenario = load_scenario("hex_skirmish")
     state = scenario.initial_state()
-    frame = render_rgb(state)
+    frame = board_of(render_rgb(state), scenario)
     rows, cols = scenario.board.rows, scenario.board.cols
     s = TILE / math.sqrt(3)  # circumradius of a hexagon TILE pixels wide
     assert frame.shape == (math.ceil((rows - 1) * 1.5 * s + 2 * s), cols * TILE + TILE // 2, 3)
