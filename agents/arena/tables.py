@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from agents.arena.results import RoundRobinResult
 from agents.arena.stats import ELO_ANCHOR
 from tbw_envs.games import get_game
-
-if TYPE_CHECKING:
-    from agents.arena.results import RoundRobinResult
 
 
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]],
@@ -127,7 +125,8 @@ def ratings_table(result: RoundRobinResult) -> str:
     return (
         f"Ratings: Bradley-Terry on the Elo scale, mean of the agents anchored at "
         f"{ELO_ANCHOR:.0f}; 95% interval from {result.bootstrap} bootstrap resamples of paired "
-        f"games{caution}\n" + format_table(["rank", "agent", "Elo", "95% CI", "games",
+        f"games, widened to the profile likelihood's where the bootstrap is blind (a perfect "
+        f"record){caution}\n" + format_table(["rank", "agent", "Elo", "95% CI", "games",
                                             "score"], rating_rows, right_from=2)
     )
 
