@@ -212,7 +212,9 @@ def _box_center(page, selector):
 
 
 def test_tbw_labels_name_the_tiles_as_the_log_does(page):
-    new_game(page, "tbw", "duel_5v5_8x8", seat="1")  # the agent moves first: the log has lines
+    # The agent moves first, so the log has lines; greedy always moves its units (random may
+    # end its turn at once, and the page picks the seed).
+    new_game(page, "tbw", "duel_5v5_8x8", opponent="greedy", seat="1")
     wait_for_turn_or_end(page)
     moves = [re.search(r"-> \((\d+), (\d+)\)", line)
              for line in page.locator("#play-log li").all_text_contents()]
