@@ -54,7 +54,9 @@ from agents.arena import (  # noqa: E402
     check_ray_address,
     check_round_robin,
     import_ray,
+    result_tables,
     run_round_robin,
+    write_result,
 )
 from agents.arena import replay_record as replay_final_state  # noqa: E402
 from agents.arena.journal import JOURNAL_NAME, read_journal_header  # noqa: E402
@@ -376,8 +378,9 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 130
         print()
-        print(result.tables())
-        paths = result.write(run["out"], command=run["command"], overwrite=args.overwrite)
+        print(result_tables(result))
+        paths = write_result(result, run["out"], command=run["command"],
+                             overwrite=args.overwrite)
         if not args.no_render:
             last = result.games[-1]
             print(f"\nfinal board of the last game ({last.labels[0]} as player 0, "

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from scripts.bench_junqi import core_random_play  # noqa: E402
 from tbw_envs import junqi_v0, tbw_v0  # noqa: E402
 from tbw_envs.junqi import JunqiState  # noqa: E402
-from tbw_envs.tbw import load_scenario  # noqa: E402
+from tbw_envs.tbw import TBWState, load_scenario  # noqa: E402
 from tbw_envs.wrappers import make_junqi_single, make_tbw_single  # noqa: E402
 
 TBW_SCENARIOS = ("duel_5v5_8x8", "battle_10v10_16x16")
@@ -90,7 +90,7 @@ def run_tbw(seconds: float) -> list[tuple[str, str, float, int]]:
     rows = []
     for name in TBW_SCENARIOS:
         scenario = load_scenario(name)
-        rate, games = bench_core(scenario.initial_state, seconds)
+        rate, games = bench_core(lambda sc=scenario: TBWState.initial(sc), seconds)
         rows.append((f"tbw {name}", "core", rate, games))
         rate, games = bench_aec(lambda n=name: tbw_v0.raw_env(scenario=n), seconds)
         rows.append((f"tbw {name}", "raw_env", rate, games))

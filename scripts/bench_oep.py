@@ -21,7 +21,7 @@ import statistics
 from agents.arena import random_opening
 from agents.tbw.oep import evolve_turn
 from agents.tbw.search import plan_turn
-from tbw_envs.tbw import load_scenario
+from tbw_envs.tbw import TBWState, load_scenario
 
 SCENARIOS = ["duel_5v5_8x8", "hex_skirmish", "fire_emblem_5v5", "battle_10v10_16x16"]
 
@@ -29,7 +29,7 @@ SCENARIOS = ["duel_5v5_8x8", "hex_skirmish", "fire_emblem_5v5", "battle_10v10_16
 def random_state(name: str, rng: random.Random, max_plies: int = 40):
     """The scenario after 0-``max_plies`` random plies (the arena's openings); never finished."""
     while True:
-        state = load_scenario(name).initial_state()
+        state = TBWState.initial(load_scenario(name))
         random_opening(state, rng.randrange(max_plies + 1), rng.randrange(2**31))
         if not state.is_terminal():
             return state

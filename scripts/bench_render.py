@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tbw_envs.junqi import JunqiState  # noqa: E402
 from tbw_envs.junqi import render as junqi_render  # noqa: E402
-from tbw_envs.tbw import load_scenario  # noqa: E402
+from tbw_envs.tbw import TBWState, load_scenario  # noqa: E402
 from tbw_envs.tbw import render as tbw_render  # noqa: E402
 
 TBW_SCENARIOS = ("duel_5v5_8x8", "hex_skirmish", "battle_10v10_16x16")
@@ -32,7 +32,7 @@ TBW_SCENARIOS = ("duel_5v5_8x8", "hex_skirmish", "battle_10v10_16x16")
 def subjects(scenarios):
     """(label, render, subject) for every frame measured."""
     for name in scenarios:
-        yield f"TBW `{name}`", tbw_render.render_rgb, load_scenario(name).initial_state()
+        yield f"TBW `{name}`", tbw_render.render_rgb, TBWState.initial(load_scenario(name))
     state = JunqiState.random_initial(2)
     yield "Junqi full board", junqi_render.render_rgb, state
     yield "Junqi player's view", junqi_render.render_rgb, state.view(1)

@@ -21,7 +21,7 @@ from agents.tbw.evaluation import DefaultEvaluation
 from agents.tbw.search import kernel as _tbw_kernel
 from agents.tbw.search import plan_turn
 from agents.tbw.table2 import MOVEMENTS, PLACEMENTS, table2_state
-from tbw_envs.tbw import load_scenario
+from tbw_envs.tbw import TBWState, load_scenario
 
 
 def tile_bonus_eval(state, seed: int) -> DefaultEvaluation:
@@ -68,7 +68,7 @@ def main(argv=None) -> int:
             print(f"5 units move {m} {kind:<10} exact {bonus.ops1} ops1 {bonus.seconds:.4f}s "
                   f"complete={bonus.complete}; alg5 capped at {capped.ops1} ops1: "
                   f"{capped.ops1 / capped.seconds / 1e6:.2f} Mops1/s")
-    fe = load_scenario("fire_emblem_5v5").initial_state()
+    fe = TBWState.initial(load_scenario("fire_emblem_5v5"))
     exact = plan_turn(fe, "exact")
     capped = plan_turn(fe, "alg5", budget=20_000_000, kernel=args.kernel)
     print(f"fire_emblem_5v5: exact {exact.seconds:.3f}s ({exact.ops1} ops1, complete="

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.arena import random_opening  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from tbw_envs.tbw import load_scenario  # noqa: E402
+from tbw_envs.tbw import TBWState, load_scenario  # noqa: E402
 
 
 def cut_short(result) -> bool | None:
@@ -52,7 +52,7 @@ def cut_short(result) -> bool | None:
 
 
 def play(scenario: str, specs: tuple[str, str], seed: int, opening_plies: int, stats: dict):
-    state = load_scenario(scenario).initial_state()
+    state = TBWState.initial(load_scenario(scenario))
     random_opening(state, opening_plies, seed)
     agents = [make_agent(spec, seed=seed + k, game="tbw") for k, spec in enumerate(specs)]
     for k, agent in enumerate(agents):

@@ -101,7 +101,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
         self._set_scenario(load_scenario(scenario))
-        self._state = self.scenario.initial_state()
+        self._state = TBWState.initial(self.scenario)
         self._reset_bookkeeping()
 
     # ------------------------------------------------------------------ spaces
@@ -233,7 +233,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if seed is not None:
             for i, agent in enumerate(AGENTS):
                 self.action_spaces[agent].seed(seed + i)
-        self._state = self.scenario.initial_state() if start is None else start.clone()
+        self._state = TBWState.initial(self.scenario) if start is None else start.clone()
         self.agents = list(AGENTS)
         self._reset_bookkeeping()
         if self.render_mode == "human":

@@ -31,7 +31,7 @@ from agents.registry import make_agent
 from tbw_envs import junqi_v0, tbw_v0
 from tbw_envs.core.contract import GameOverError
 from tbw_envs.junqi import JunqiState
-from tbw_envs.tbw import IllegalActionError, ScenarioError, load_scenario
+from tbw_envs.tbw import IllegalActionError, ScenarioError, TBWState, load_scenario
 from tbw_envs.wrappers import make_junqi_single, make_tbw_single
 from tests.helpers import REPO_ROOT
 from tests.helpers.ppo import maskable_ppo_or_skip, untrained_policy
@@ -276,7 +276,7 @@ def test_seeds_of_every_integer_type_are_accepted(env_name, seed):
 
 
 def _tbw_core():
-    return load_scenario(TBW_SCENARIO).initial_state()
+    return TBWState.initial(load_scenario(TBW_SCENARIO))
 
 
 def _junqi_core():

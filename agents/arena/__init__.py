@@ -21,7 +21,9 @@ small pure functions testable against hand-checkable cases), ``players`` (the en
 ``runners`` (process pool, Ray), ``main_guard`` (a script that starts a round robin
 at its top level), ``roundrobin``, ``journal`` (each game as it finishes, to resume an
 interrupted run), ``records`` and ``digests`` (``games.jsonl``),
-``results`` with ``tables``, ``results_json``, ``files`` and ``plot``, ``record_shape`` and
+``results`` (plain data) with ``tables``, ``results_json``, ``files`` and ``plot`` (its
+tables, JSON summary, run folder and chart: ``result_tables(result)``,
+``write_result(result, out_dir)``, ...), ``record_shape`` and
 ``replay`` (verifying records), ``gif``, ``budget_curve`` (rating against search budget, read
 back from a run's ``results.json``). The names below are the package's public ones, as
 before it was split.
@@ -57,6 +59,7 @@ from agents.arena.digests import (
     ply_digest_list,
     record_digest,
 )
+from agents.arena.files import write_result
 from agents.arena.match import MatchResult, run_match
 from agents.arena.openings import random_opening
 from agents.arena.play import (
@@ -86,6 +89,7 @@ from agents.arena.records import (
     replay_record,
 )
 from agents.arena.results import PairingStats, Rating, RoundRobinResult
+from agents.arena.results_json import result_json
 from agents.arena.roundrobin import check_round_robin, run_round_robin
 from agents.arena.runners import RAY_MISSING, connect_ray, import_ray, ray_play_task
 from agents.arena.scheduling import GameTask, agent_seed, iter_tasks, pair_seed, schedule
@@ -98,7 +102,7 @@ from agents.arena.stats import (
     elo_ratings,
     wilson_interval,
 )
-from agents.arena.tables import format_table
+from agents.arena.tables import format_table, result_tables, result_title
 from tbw_envs.core.canonical import canonical_json
 from tbw_envs.core.contract import MAX_SEED
 from tbw_envs.core.seeding import derive_seed
@@ -120,6 +124,7 @@ __all__ = [
     "even_games", "format_table", "game_context", "game_factory", "import_ray", "iter_tasks",
     "junqi_game", "layout_seed", "longest_game_plies", "max_opening_plies", "pair_seed",
     "play_game", "play_task", "plot_round_robin", "ply_digest_list", "random_opening",
-    "ray_play_task", "record_digest", "record_start_state", "replay_record", "run_match",
-    "run_round_robin", "schedule", "tbw_game", "unique_labels", "warm_up", "wilson_interval",
+    "ray_play_task", "record_digest", "record_start_state", "replay_record", "result_json",
+    "result_tables", "result_title", "run_match", "run_round_robin", "schedule", "tbw_game",
+    "unique_labels", "warm_up", "wilson_interval", "write_result",
 ]

@@ -6,15 +6,12 @@ import csv
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agents.arena.checks import check_out_dir
 from agents.arena.plot import plot_round_robin
 from agents.arena.records import write_records
+from agents.arena.results import RoundRobinResult
 from agents.arena.results_json import result_json
-
-if TYPE_CHECKING:
-    from agents.arena.results import RoundRobinResult
 
 
 def write_result(result: RoundRobinResult, out_dir: str | Path, command: str | None = None,

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from agents.arena.results import Rating, RoundRobinResult
 from agents.arena.stats import ELO_ANCHOR
+from agents.arena.tables import result_title
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from agents.arena.results import Rating, RoundRobinResult
 
 LABEL_WIDTH = 22  # characters per line of an agent's label
 LABEL_LINES = 3  # a longer label keeps its start and end around an ellipsis
@@ -155,7 +155,7 @@ def round_robin_figure(result: RoundRobinResult) -> Figure:
                              va="center", fontsize=9, color=color)
     _plot_ratings(rating_ax, [ratings[i] for i in layout.order], labels)
     title_chars = max(20, int(width / (_INCHES_PER_CHAR * 1.1)))
-    fig.suptitle("\n".join(textwrap.wrap(result.title(), title_chars)), fontsize=9)
+    fig.suptitle("\n".join(textwrap.wrap(result_title(result), title_chars)), fontsize=9)
     return fig
 
 

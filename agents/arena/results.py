@@ -1,7 +1,11 @@
 """What a round robin found: its games, and the tallies of them (records by seat, the score
-matrix, Bradley-Terry ratings with bootstrap intervals, how games ended, thinking time). The
-tables, the JSON summary, the files and the chart are in ``tables``, ``results_json``,
-``files`` and ``plot``."""
+matrix, Bradley-Terry ratings with bootstrap intervals, how games ended, thinking time).
+
+A ``RoundRobinResult`` is plain data with computations on its own games only; the modules that
+present it take it as an argument, so none of them is imported here: the tables and title are
+``tables.result_tables`` and ``tables.result_title``, the JSON summary
+``results_json.result_json``, the run folder ``files.write_result`` and the chart
+``plot.plot_round_robin``."""
 
 from __future__ import annotations
 
@@ -13,11 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena.files import write_result
 from agents.arena.records import ArenaGame
-from agents.arena.results_json import result_json
 from agents.arena.stats import bradley_terry, elo_ratings, rating_intervals, wilson_interval
-from agents.arena.tables import result_tables, result_title
 
 
 @dataclass
@@ -81,7 +82,7 @@ class RoundRobinResult:
     bootstrap_seed: int = 0
     opening_plies: int = 0
     resumed_games: int = 0  # games read back from the journal of an interrupted run
-    journal: Path | None = None  # removed by write() once games.jsonl holds its games
+    journal: Path | None = None  # removed by write_result once games.jsonl holds them
     _ratings: list[Rating] | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ tallies
@@ -221,21 +222,3 @@ class RoundRobinResult:
              "ms_per_move_max": 1000.0 * longest[i]}
             for i, label in enumerate(self.labels)
         ]
-
-    # ------------------------------------------------------------------ presentation
-    def title(self) -> str:
-        return result_title(self)
-
-    def tables(self) -> str:
-        return result_tables(self)
-
-    def to_json(self, command: str | None = None) -> dict[str, Any]:
-        return result_json(self, command)
-
-    def write(self, out_dir: str | Path, command: str | None = None,
-              chart: bool = True, overwrite: bool = True) -> dict[str, Path]:
-        """``results.json``, ``games.csv``, ``pairings.csv``, ``ratings.csv``, ``games.jsonl``
-        and (with matplotlib) ``arena.png`` in ``out_dir``; returns the paths. The folder is
-        checked first (``check_out_dir``): with ``overwrite=False`` a folder that holds anything
-        is refused."""
-        return write_result(self, out_dir, command, chart, overwrite)

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from agents.arena.results import RoundRobinResult
 from agents.arena.stats import ELO_ANCHOR, PRIOR_GAMES
 from tbw_envs.games import get_game
-
-if TYPE_CHECKING:
-    from agents.arena.results import RoundRobinResult
 
 
 def result_json(result: RoundRobinResult, command: str | None = None) -> dict[str, Any]:

@@ -83,6 +83,7 @@ from tbw_envs.core.contract import MAX_SEED, is_integer, short_repr
 from tbw_envs.core.seeding import derive_seed
 from tbw_envs.games import get_game
 from tbw_envs.tbw.scenario import load_scenario
+from tbw_envs.tbw.state import TBWState
 
 TBW = get_game("tbw")
 
@@ -267,7 +268,7 @@ class TBWWeightTuner(WeightTuner):
         return after
 
     def _start(self, name: str, plies: int, seed: int):
-        state = self.scenarios[name].initial_state()
+        state = TBWState.initial(self.scenarios[name])
         random_opening(state, plies, seed)
         return state
 

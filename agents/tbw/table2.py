@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from math import factorial
 
-from tbw_envs.tbw import parse_scenario
+from tbw_envs.tbw import TBWState, parse_scenario
 
 MOVEMENTS = (2, 3, 4)
 UNIT_COUNTS = (3, 4)
@@ -79,7 +79,7 @@ def table2_scenario_dict(n: int, movement: int, kind: str) -> dict:
 
 
 def table2_state(n: int, movement: int, kind: str):
-    return parse_scenario(table2_scenario_dict(n, movement, kind)).initial_state()
+    return TBWState.initial(parse_scenario(table2_scenario_dict(n, movement, kind)))
 
 
 def closed_form_alg2(n: int, r: int) -> int:

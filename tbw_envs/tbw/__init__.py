@@ -1,7 +1,7 @@
 """The TBW game core: pure rules (no gymnasium, no pettingzoo), cheap to clone and search.
 
->>> from tbw_envs.tbw import load_scenario
->>> state = load_scenario("duel_5v5_8x8").initial_state()
+>>> from tbw_envs.tbw import TBWState
+>>> state = TBWState.initial("duel_5v5_8x8")
 >>> state.apply(state.legal_actions()[0])
 """
 

@@ -89,7 +89,7 @@ class TBWGame(Game):
     def new_state(self, variant: Any, seed: int | None = None, layouts=None) -> TBWState:
         if layouts is not None:
             raise ValueError("a TBW game has no layouts: its scenario places the units")
-        return self.load_variant(variant).initial_state()
+        return TBWState.initial(self.load_variant(variant))
 
     def state_encoding(self, state: TBWState) -> bytes:
         """Hp, tiles and acted flags as int64s after the scalars' canonical JSON."""

@@ -20,7 +20,6 @@ from tbw_envs.core.configs_path import configs_dir
 from tbw_envs.core.contract import is_integer, short_repr
 from tbw_envs.core.yaml_loader import ConfigError, is_file, load_yaml
 from tbw_envs.tbw.board import TOPOLOGIES, Board
-from tbw_envs.tbw.state import TBWState
 
 WIN_RULES = ("annihilation", "leader", "none")
 TURN_LIMIT_RESULTS = ("draw", "hp")
@@ -158,9 +157,6 @@ class Scenario:
         rest, k = divmod(action, n + 1)
         slot, tile = divmod(rest, self.board.size)
         return slot, tile, None if k == n else k
-
-    def initial_state(self) -> TBWState:
-        return TBWState(self)
 
     def longest_game(self) -> tuple[int, str]:
         """The most plies a game can last (every unit acts once a turn, for ``max_turns``

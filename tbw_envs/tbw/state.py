@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import numpy as np
 
@@ -26,9 +26,7 @@ from tbw_envs.core.contract import check_action, is_integer, short_repr
 from tbw_envs.core.errors import IllegalActionError
 from tbw_envs.tbw.render import render_ansi
 from tbw_envs.tbw.rules import MOVE_EPSILON, in_attack_range, reachable_tiles, side_has_lost
-
-if TYPE_CHECKING:  # the scenario module builds states: a runtime import would be a circle
-    from tbw_envs.tbw.scenario import Scenario
+from tbw_envs.tbw.scenario import Scenario, load_scenario
 
 END_TURN = "END_TURN"
 __all__ = ["END_TURN", "MOVE_EPSILON", "IllegalActionError", "TBWState", "Unit", "as_action_id"]
@@ -108,6 +106,12 @@ class TBWState:
         self._options: dict[int, dict[int, tuple[int, ...]]] = {}
         self._legal: list[int] | None = None
         self._check_game_over()
+
+    @classmethod
+    def initial(cls, scenario: Scenario | str | Path | dict) -> TBWState:
+        """The first position of ``scenario``: a ``Scenario``, or what ``load_scenario`` takes
+        (a bundled name such as ``"duel_5v5_8x8"``, a YAML path, or a dict)."""
+        return cls(load_scenario(scenario))
 
     # ------------------------------------------------------------------ basics
 

@@ -14,7 +14,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from agents.arena import run_round_robin
+from agents.arena import run_round_robin, write_result
 from agents.arena.records import load_records
 from agents.arena.replay import verify_records
 from agents.common.params import Int
@@ -357,7 +357,7 @@ def test_a_file_is_loaded_once_per_process_and_never_on_replay(tmp_path):
     loads = [line.split() for line in log.read_text().splitlines()]
     assert len(loads) == 3 and len({pid for pid, _ in loads}) == 3  # this process, 2 workers
     assert {module for _, module in loads} == {name}
-    result.write(tmp_path / "run")
+    write_result(result, tmp_path / "run")
     path.write_text("raise SystemExit('replay must not import me')\n")
     sys.modules.pop(name)
     records = load_records(tmp_path / "run" / "games.jsonl")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents.arena import run_round_robin
+from agents.arena import run_round_robin, write_result
 
 # The random opening of the runs with an opening: records start after this many plies.
 OPENING = 4
@@ -17,7 +17,7 @@ def write_runs(out: Path) -> dict[str, dict[str, Path]]:
         "tbw": run_round_robin("tbw", ["greedy", "random"], games_per_pairing=2, workers=1),
         "junqi": run_round_robin("junqi", ["random", "random"], games_per_pairing=2, workers=1),
     }
-    return {game: result.write(out / game, command="test") for game, result in runs.items()}
+    return {game: write_result(result, out / game, command="test") for game, result in runs.items()}
 
 
 def write_runs_with_opening(out: Path) -> dict[str, Path]:
@@ -26,5 +26,5 @@ def write_runs_with_opening(out: Path) -> dict[str, Path]:
     for game, specs in (("tbw", ["greedy", "random"]), ("junqi", ["random", "greedy"])):
         result = run_round_robin(game, specs, games_per_pairing=2, workers=1, seed=11,
                                  opening_plies=OPENING, bootstrap=0)
-        paths[game] = result.write(out / game, chart=False)["games.jsonl"]
+        paths[game] = write_result(result, out / game, chart=False)["games.jsonl"]
     return paths

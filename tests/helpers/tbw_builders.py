@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tbw_envs.tbw import END_TURN, load_scenario
+from tbw_envs.tbw import END_TURN, TBWState, load_scenario
 
 TOPOLOGIES = ("square4", "square8", "hex")
 
@@ -70,7 +70,7 @@ def scenario(rows, units, topology="square4", win="annihilation", max_turns=10,
 
 
 def make(rows, units, **kw):
-    return load_scenario(scenario(rows, units, **kw)).initial_state()
+    return TBWState.initial(load_scenario(scenario(rows, units, **kw)))
 
 
 def open_rows(n_rows, n_cols, char="."):

@@ -10,7 +10,7 @@ import pytest
 
 from agents.tbw.search import kernel
 from agents.tbw.search.model import TurnModel
-from tbw_envs.tbw import parse_scenario
+from tbw_envs.tbw import TBWState, parse_scenario
 
 needs_numba = pytest.mark.skipif(not kernel.HAVE_NUMBA, reason="numba not installed")
 
@@ -66,7 +66,7 @@ def random_scenario_dict(seed: int, *, topology: str | None = None, own: int | N
 
 
 def random_state(seed: int, **kwargs):
-    return parse_scenario(random_scenario_dict(seed, **kwargs)).initial_state()
+    return TBWState.initial(parse_scenario(random_scenario_dict(seed, **kwargs)))
 
 
 def close(a: float, b: float) -> bool:

@@ -18,7 +18,7 @@ import pytest
 from tbw_envs import junqi_v0, tbw_v0
 from tbw_envs.core.errors import IllegalActionError
 from tbw_envs.junqi import JunqiState, parse_post
-from tbw_envs.tbw import load_scenario
+from tbw_envs.tbw import TBWState, load_scenario
 from tbw_envs.wrappers import make_junqi_single, make_tbw_single
 
 SEATS = ("player_0", "player_1")
@@ -60,7 +60,7 @@ def tbw_scenario(first_side: int, ranges: tuple[int, int], max_turns: int = 3):
 def tbw_endings() -> list[Ending]:
     cases = []
     for side in (0, 1):
-        state = tbw_scenario(side, (1, 1)).initial_state()
+        state = TBWState.initial(tbw_scenario(side, (1, 1)))
         me, foe = state.scenario.side_units[side][0], state.scenario.side_units[1 - side][0]
         pos = state.units[me].pos
         kill = state.encode_action(me, pos, foe)
@@ -69,7 +69,7 @@ def tbw_endings() -> list[Ending]:
                             "annihilation", side))
         # The mover cannot reach; it ends its turn and the other side kills it.
         ranges = (3, 1) if side == 0 else (1, 3)
-        state = tbw_scenario(side, ranges).initial_state()
+        state = TBWState.initial(tbw_scenario(side, ranges))
         me, foe = state.scenario.side_units[side][0], state.scenario.side_units[1 - side][0]
         end_turn = state.scenario.end_turn_action
         after = state.clone()
@@ -79,7 +79,7 @@ def tbw_endings() -> list[Ending]:
                             (end_turn, kill), tuple(-r for r in returns), "annihilation",
                             1 - side))
     # Nobody reaches anybody: the last turn of the last round ends in a draw.
-    state = tbw_scenario(0, (3, 3), max_turns=1).initial_state()
+    state = TBWState.initial(tbw_scenario(0, (3, 3), max_turns=1))
     end_turn = state.scenario.end_turn_action
     cases.append(Ending("tbw_turn_limit_draw", state, (end_turn, end_turn), (0.0, 0.0),
                         "turn_limit_draw", -1))
@@ -379,10 +379,10 @@ def test_reset_from_a_state_checks_it():
     env = tbw_v0.raw_env(scenario="duel_5v5_8x8")
     with pytest.raises(TypeError, match="TBWState"):
         env.reset(options={"state": "duel_5v5_8x8"})
-    other = load_scenario("paper_figure3").initial_state()
+    other = TBWState.initial(load_scenario("paper_figure3"))
     with pytest.raises(ValueError, match="shapes"):
         env.reset(options={"state": other})
-    over = tbw_scenario(0, (1, 1)).initial_state()
+    over = TBWState.initial(tbw_scenario(0, (1, 1)))
     over.apply(over.encode_action(0, over.units[0].pos, 1))
     with pytest.raises(ValueError, match="already over"):
         tbw_v0.raw_env(scenario=over.scenario).reset(options={"state": over})

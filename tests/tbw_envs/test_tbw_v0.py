@@ -14,7 +14,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 import tbw_envs  # noqa: F401 - registers the envs
 from tbw_envs import tbw_v0
 from tbw_envs.core.contract import GameOverError
-from tbw_envs.tbw import END_TURN, load_scenario
+from tbw_envs.tbw import END_TURN, TBWState, load_scenario
 from tbw_envs.tbw.observation import ObservationEncoder
 from tbw_envs.tbw.render import board_origin
 from tbw_envs.wrappers import make_tbw_single
@@ -78,7 +78,7 @@ def test_observation_and_action_frames_are_rotated_for_player_1():
     # An action id means the mirrored move in each frame.
     action = int(np.flatnonzero(obs1["action_mask"])[0])
     uid, dest, target = env.decode_action(action, "player_1")
-    state = load_scenario(spec).initial_state()
+    state = TBWState.initial(load_scenario(spec))
     uid0, dest0, _ = state.decode_action(action)
     assert dest == (4 - dest0[0], 3 - dest0[1])
     assert env.scenario.units[uid].slot == env.scenario.units[uid0].slot
@@ -276,7 +276,7 @@ def test_observation_planes_hold_the_unit_features_where_the_units_stand():
 def test_reset_from_a_mid_game_state_continues_from_it():
     env = tbw_v0.raw_env(scenario=SKIRMISH)
     env.reset()
-    state = env.scenario.initial_state()
+    state = TBWState.initial(env.scenario)
     action = next(a for a in state.legal_actions() if a != env.scenario.end_turn_action)
     state.apply(action)
     env.step(env.to_env_action("player_0", action))
@@ -289,7 +289,7 @@ def test_reset_from_a_mid_game_state_continues_from_it():
 def test_reset_refuses_a_state_and_a_scenario_together():
     env = tbw_v0.raw_env(scenario=SKIRMISH)
     with pytest.raises(ValueError, match="not both"):
-        env.reset(options={"state": env.scenario.initial_state(), "scenario": SKIRMISH})
+        env.reset(options={"state": TBWState.initial(env.scenario), "scenario": SKIRMISH})
 
 
 @pytest.mark.mutation
@@ -342,7 +342,7 @@ def test_tbw_encode_action_refuses_a_target_past_the_last_unit_and_unknown_strin
     ``encode_action`` 6 and 7 (any string was taken for END_TURN)."""
     env = tbw_v0.raw_env(scenario="duel_5v5_8x8")
     env.reset()
-    state = env.scenario.initial_state()
+    state = TBWState.initial(env.scenario)
     uid = state.ready_units()[0]
     row, col = state.units[uid].pos
     with pytest.raises(ValueError, match="unknown target unit id"):

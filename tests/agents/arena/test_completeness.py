@@ -11,7 +11,7 @@ import json
 import pytest
 import yaml
 
-from agents.arena import run_round_robin
+from agents.arena import run_round_robin, write_result
 from agents.arena.completeness import (
     Manifest,
     completeness_problems,
@@ -33,7 +33,7 @@ RUN = {"game": "tbw", "specs": ["greedy", "random"], "games_per_pairing": 4, "se
 def run_file(tmp_path_factory):
     """A written run of four games: its games.jsonl (the manifest beside it)."""
     out = tmp_path_factory.mktemp("complete")
-    return run_round_robin(**RUN, workers=1).write(out, chart=False)["games.jsonl"]
+    return write_result(run_round_robin(**RUN, workers=1), out, chart=False)["games.jsonl"]
 
 
 def records_and_manifest(run_file):
@@ -81,10 +81,10 @@ def test_a_resumed_run_writes_the_manifest_of_the_whole_file(tmp_path):
     journal.parent.mkdir()
     lines = (tmp_path / "full" / JOURNAL_NAME).read_text().splitlines(keepends=True)
     journal.write_text("".join(lines[:3]))
-    full_paths = full.write(tmp_path / "full", chart=False)
+    full_paths = write_result(full, tmp_path / "full", chart=False)
     resumed = run_round_robin(**RUN, workers=1, journal=journal, resume=True)
     assert resumed.resumed_games == 2
-    paths = resumed.write(tmp_path / "cut", chart=False)
+    paths = write_result(resumed, tmp_path / "cut", chart=False)
     assert not journal.exists()
     assert (paths["games.manifest.json"].read_bytes()
             == full_paths["games.manifest.json"].read_bytes())

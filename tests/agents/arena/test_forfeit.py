@@ -11,7 +11,14 @@ import csv
 import pytest
 
 from agents import RandomAgent
-from agents.arena import ArenaInputError, play_game, run_round_robin, tbw_game
+from agents.arena import (
+    ArenaInputError,
+    play_game,
+    result_tables,
+    run_round_robin,
+    tbw_game,
+    write_result,
+)
 from agents.arena.digests import record_digest
 from agents.arena.journal import JOURNAL_NAME
 from agents.arena.play import AgentError
@@ -184,11 +191,11 @@ def test_a_journal_with_forfeits_resumes_to_the_same_games(bad, tmp_path):
 
 def test_the_tables_and_games_csv_count_and_explain_forfeits(bad, tmp_path):
     result = run([bad["RaisesOnThird"], bad["Illegal"], "random"], on_agent_error="forfeit")
-    tables = result.tables()
+    tables = result_tables(result)
     section = tables[tables.index("Forfeits:"):].split("\n\n")[0].splitlines()
     rows = {line.split()[0]: line.split()[1:] for line in section[3:]}
     assert rows == {bad["RaisesOnThird"]: ["2", "2", "0"], bad["Illegal"]: ["4", "0", "4"]}
-    paths = result.write(tmp_path / "out", chart=False)
+    paths = write_result(result, tmp_path / "out", chart=False)
     with paths["games.csv"].open() as handle:
         games = list(csv.DictReader(handle))
     for row, g in zip(games, result.games, strict=True):
@@ -197,4 +204,4 @@ def test_the_tables_and_games_csv_count_and_explain_forfeits(bad, tmp_path):
         assert row["forfeit_reason"] == f"ply {g.forfeit['ply']}: {g.forfeit['reason']}"
     assert verify_records(load_records(paths["games.jsonl"])) == []
     clean = run(["random"])
-    assert "Forfeits" not in clean.tables()
+    assert "Forfeits" not in result_tables(clean)

@@ -9,7 +9,13 @@ import json
 import pytest
 
 import agents.arena.roundrobin as roundrobin
-from agents.arena import ArenaInputError, ArenaTypeError, run_round_robin
+from agents.arena import (
+    ArenaInputError,
+    ArenaTypeError,
+    result_tables,
+    run_round_robin,
+    write_result,
+)
 from agents.arena.journal import JOURNAL_NAME, read_journal_header
 from agents.arena.records import MalformedRecord, load_records
 
@@ -74,7 +80,7 @@ def test_a_resumed_run_plays_only_the_missing_games_to_the_same_results(tmp_path
     played.clear()
     again = run_round_robin(**RUN, workers=1, journal=cut, resume=True)
     assert played == [] and again.resumed_games == 6
-    assert "4 games" not in again.tables() and "6 were read back" in again.tables()
+    assert "4 games" not in result_tables(again) and "6 were read back" in result_tables(again)
 
 
 def test_resuming_in_worker_processes_gives_the_same_games(tmp_path):
@@ -172,7 +178,7 @@ def test_journal_arguments_are_checked(tmp_path):
 def test_write_takes_the_folder_of_its_journal_and_removes_the_journal(tmp_path):
     out = tmp_path / "run"
     result = run_round_robin(**RUN, workers=1, journal=out / JOURNAL_NAME)
-    paths = result.write(out, chart=False, overwrite=False)
+    paths = write_result(result, out, chart=False, overwrite=False)
     assert not (out / JOURNAL_NAME).exists()
     assert [r for r in load_records(paths["games.jsonl"])] == [g.to_record()
                                                               for g in result.games]
@@ -182,5 +188,5 @@ def test_write_takes_the_folder_of_its_journal_and_removes_the_journal(tmp_path)
     result = run_round_robin(**RUN, workers=1, journal=other / JOURNAL_NAME)
     (other / "notes.txt").write_text("mine")
     with pytest.raises(ArenaInputError, match="not empty"):
-        result.write(other, chart=False, overwrite=False)
+        write_result(result, other, chart=False, overwrite=False)
     assert (other / JOURNAL_NAME).exists()

@@ -14,7 +14,7 @@ from agents.arena import (
     tbw_game,
 )
 from agents.tbw.greedy import GreedyAgent
-from tbw_envs.tbw import load_scenario
+from tbw_envs.tbw import TBWState, load_scenario
 
 
 def test_match_table_lists_both_agents():
@@ -57,7 +57,7 @@ def test_run_match_rejects_bad_arguments_before_any_game(overrides, error, messa
 
     def new_state(seed):
         calls.append(seed)
-        return load_scenario("paper_figure3").initial_state()
+        return TBWState.initial(load_scenario("paper_figure3"))
 
     kwargs = {"new_state": new_state, "agent_a": agent_a, "agent_b": agent_b, "games": 2,
               "seed": 0} | overrides

@@ -11,9 +11,10 @@ from agents.arena import (
     max_opening_plies,
     random_opening,
     replay_record,
+    result_tables,
     run_round_robin,
 )
-from tbw_envs.tbw import load_scenario
+from tbw_envs.tbw import TBWState, load_scenario
 
 
 def test_random_openings_vary_the_start_per_pair_and_keep_it_within_a_pair():
@@ -21,7 +22,7 @@ def test_random_openings_vary_the_start_per_pair_and_keep_it_within_a_pair():
     result = run_round_robin("tbw", ["exact", "greedy"], games_per_pairing=6, workers=1,
                              opening_plies=plies)
     assert result.repeated_pairings() == []
-    assert f"{plies} random opening plies" in result.tables()
+    assert f"{plies} random opening plies" in result_tables(result)
     openings = []
     for first, second in zip(result.games[::2], result.games[1::2], strict=True):
         assert first.opening_plies == second.opening_plies == plies
@@ -36,7 +37,7 @@ def test_random_openings_vary_the_start_per_pair_and_keep_it_within_a_pair():
 
 
 def test_a_random_opening_stops_when_the_game_ends():
-    state = load_scenario("duel_5v5_8x8").initial_state()
+    state = TBWState.initial(load_scenario("duel_5v5_8x8"))
     played = random_opening(state, 100_000, seed=1)
     assert state.is_terminal() and len(played) < 100_000
 
@@ -71,10 +72,10 @@ def test_an_opening_at_the_cap_never_ends_the_game_before_the_agents_move(game, 
 
 @pytest.mark.input_contract
 def test_stop_before_end_plays_the_same_opening_only_cut_short():
-    plain = load_scenario("duel_5v5_8x8").initial_state()
+    plain = TBWState.initial(load_scenario("duel_5v5_8x8"))
     full = random_opening(plain, 100_000, seed=1)
     assert plain.is_terminal()
-    stopped_state = load_scenario("duel_5v5_8x8").initial_state()
+    stopped_state = TBWState.initial(load_scenario("duel_5v5_8x8"))
     stopped = random_opening(stopped_state, 100_000, seed=1, stop_before_end=True)
     assert not stopped_state.is_terminal()
     assert stopped == full[:-1]  # the last action ended the game

@@ -38,8 +38,13 @@ LONG_LABELS = [
 class _Result:
     """What the chart reads of a round robin, with chosen ratings."""
 
+    # What the chart's title (``tables.result_title``) reads: a long title, which must wrap.
+    game, variant, seed, opening_plies, games_per_pairing = "junqi", "ccgc", 12345, 8, 4
+
     def __init__(self, labels, intervals):
         self.labels = labels
+        self.pairings = [(i, j) for i in range(len(labels)) for j in range(i + 1, len(labels))]
+        self.games = [None] * (2 * self.games_per_pairing * len(self.pairings))
         self._ratings = [
             Rating(agent=label, elo=elo, low=low, high=high, games=8, score=0.5)
             for label, (elo, low, high) in zip(labels, intervals, strict=True)
@@ -53,10 +58,6 @@ class _Result:
 
     def ratings(self):
         return self._ratings
-
-    def title(self):
-        return ("junqi: --rules ccgc, 4 agents, 6 pairing(s) x 4 paired games = 48 games, "
-                "seed 12345, 8 random opening plies")
 
 
 CASES = {

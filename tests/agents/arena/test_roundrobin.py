@@ -14,6 +14,7 @@ from agents.arena import (
     ArenaInputError,
     ArenaTypeError,
     layout_seed,
+    result_tables,
     run_round_robin,
 )
 from agents.random_agent import RandomAgent
@@ -63,7 +64,7 @@ def test_deterministic_pairings_are_flagged_as_repeated_games():
     result = run_round_robin("tbw", ["exact"], games_per_pairing=4, workers=1)
     assert result.labels == ["exact", "exact (2)"]
     assert result.repeated_pairings() == ["exact v exact (2)"]
-    assert "overstate the evidence" in result.tables()
+    assert "overstate the evidence" in result_tables(result)
 
 
 # ---------------------------------------------------------------------- agent-chosen layouts

@@ -20,7 +20,7 @@ from agents.registry import (
 )
 from agents.tbw import GreedyAgent, OEPAgent, TBWSearchAgent, TBWTreeAgent
 from agents.tbw.search import Budget
-from tbw_envs.tbw import load_scenario
+from tbw_envs.tbw import TBWState, load_scenario
 from tests.helpers.errors import BAD_SEEDS, raises_naming
 
 pytestmark = pytest.mark.input_contract
@@ -50,7 +50,7 @@ def _moves(agent, state, count=10):
 
 
 def test_numpy_integer_seeds_play_the_stream_of_the_same_python_int():
-    state = load_scenario("duel_5v5_8x8").initial_state()
+    state = TBWState.initial(load_scenario("duel_5v5_8x8"))
     for seed in (np.int64(3), np.uint8(3), np.int32(3), 3):
         agent = make_agent("random", seed=seed, game="tbw")
         assert _moves(agent, state) == _moves(RandomAgent(3), state)

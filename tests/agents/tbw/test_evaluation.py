@@ -23,7 +23,7 @@ from agents.tbw.evaluation import (
 from agents.tbw.search import plan_turn
 from tbw_envs.core.contract import short_repr
 from tbw_envs.core.yaml_loader import ConfigError
-from tbw_envs.tbw import load_scenario
+from tbw_envs.tbw import TBWState, load_scenario
 from tests.helpers.errors import assert_names
 from tests.helpers.tbw_search import (
     close,
@@ -236,7 +236,7 @@ def test_search_agents_load_weights_by_name_or_path(tmp_path):
 
 
 def test_a_one_argument_evaluation_scores_for_the_side_that_moved():
-    state = load_scenario("duel_5v5_8x8").initial_state()
+    state = TBWState.initial(load_scenario("duel_5v5_8x8"))
     two = DefaultEvaluation()
     assert as_two_argument_evaluation(two) is two
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from agents import RandomAgent
 from agents.arena import run_match, tbw_game
 from agents.tbw.greedy import GreedyAgent
-from tbw_envs.tbw import END_TURN, load_scenario
+from tbw_envs.tbw import END_TURN, TBWState, load_scenario
 
 
 def test_greedy_attacks_the_weakest_enemy_in_reach():
@@ -21,7 +21,7 @@ def test_greedy_attacks_the_weakest_enemy_in_reach():
             {"side": 1, "type": "s", "pos": [2, 2], "hp": 7},
         ],
     }
-    state = load_scenario(spec).initial_state()
+    state = TBWState.initial(load_scenario(spec))
     uid, _dest, target = state.decode_action(GreedyAgent(0).act(state))
     assert (uid, target) == (0, 2)
 
@@ -32,12 +32,12 @@ def test_greedy_advances_toward_the_nearest_enemy_when_nothing_is_in_reach():
         "unit_types": {"s": {"hp": 10, "atk": 3, "move": 2, "range": [1, 1]}},
         "units": [{"side": 0, "type": "s", "pos": [0, 0]}, {"side": 1, "type": "s", "pos": [0, 8]}],
     }
-    state = load_scenario(spec).initial_state()
+    state = TBWState.initial(load_scenario(spec))
     assert state.decode_action(GreedyAgent(0).act(state)) == (0, (0, 2), None)
 
 
 def test_greedy_ends_the_turn_when_there_is_no_enemy():
-    state = load_scenario("open_solo_4").initial_state()
+    state = TBWState.initial(load_scenario("open_solo_4"))
     assert state.decode_action(GreedyAgent(0).act(state)) == END_TURN
 
 

@@ -12,7 +12,7 @@ from agents.registry import agent_entry, make_agent
 from agents.tbw.evaluation import DefaultEvaluation, load_evaluation
 from agents.tbw.oep import Genome, OEPAgent, TurnProblem, evolve_turn
 from agents.tbw.search import plan_turn
-from tbw_envs.tbw import load_scenario, parse_scenario
+from tbw_envs.tbw import TBWState, load_scenario, parse_scenario
 from tests.helpers.stepping_clock import stepping_clock
 from tests.helpers.tbw_search import close, random_state, replay
 
@@ -21,7 +21,7 @@ SCENARIOS = ["duel_5v5_8x8", "hex_skirmish", "fire_emblem_5v5", "paper_figure3"]
 
 def random_game_state(name: str, rng: random.Random, max_plies: int = 40):
     """A state after random plies (so turns start mid-way, with kills and wounded units)."""
-    state = load_scenario(name).initial_state()
+    state = TBWState.initial(load_scenario(name))
     for _ in range(rng.randrange(max_plies)):
         if state.is_terminal():
             break
@@ -33,7 +33,7 @@ def random_game_state(name: str, rng: random.Random, max_plies: int = 40):
 def leader_kill_state():
     """Three swordsmen (Atk 5) can reach the enemy leader (12 Hp): only all three together
     kill it (a win); the greedy script hits the weakest enemy, a decoy, instead."""
-    return parse_scenario({
+    return TBWState.initial(parse_scenario({
         "name": "leader_kill",
         "board": {"topology": "square4", "rows": 7, "cols": 7, "default_terrain": "plain"},
         "terrain": {"plain": {"cost": 1}},
@@ -52,7 +52,7 @@ def leader_kill_state():
         ],
         "win": "leader",
         "max_turns": 5,
-    }).initial_state()
+    }))
 
 
 # ------------------------------------------------------------------ legality
@@ -79,7 +79,7 @@ def test_whole_games_against_random_are_legal_and_the_agent_wins():
     opponent = RandomAgent(seed=0)
     wins = 0
     for game in range(2):
-        state = load_scenario("duel_5v5_8x8").initial_state()
+        state = TBWState.initial(load_scenario("duel_5v5_8x8"))
         players = (agent, opponent) if game == 0 else (opponent, agent)
         for p in players:
             p.reset(game)
@@ -93,7 +93,7 @@ def test_whole_games_against_random_are_legal_and_the_agent_wins():
 
 
 def test_a_side_without_units_ends_its_turn():
-    state = load_scenario("open_solo_4").initial_state()
+    state = TBWState.initial(load_scenario("open_solo_4"))
     agent = OEPAgent(generations=2, population=4, seed=0)
     while not state.is_terminal():
         action = agent.act(state.clone())
@@ -104,7 +104,7 @@ def test_a_side_without_units_ends_its_turn():
 
 
 def _side_one_to_move():
-    state = load_scenario("open_solo_4").initial_state()
+    state = TBWState.initial(load_scenario("open_solo_4"))
     for _ in range(4):
         state.apply(state.legal_actions()[0])
     assert state.current_side == 1 and not state.ready_units()
@@ -112,12 +112,12 @@ def _side_one_to_move():
 
 
 def result_state_end_turn():
-    return load_scenario("open_solo_4").initial_state().end_turn_action
+    return TBWState.initial(load_scenario("open_solo_4")).end_turn_action
 
 
 def test_the_agent_replans_when_the_view_is_not_the_expected_state():
     agent = OEPAgent(generations=2, population=8, seed=3)
-    first = load_scenario("duel_5v5_8x8").initial_state()
+    first = TBWState.initial(load_scenario("duel_5v5_8x8"))
     agent.act(first.clone())
     other = random_game_state("duel_5v5_8x8", random.Random(5), 30)
     assert not other.is_terminal()
@@ -293,7 +293,7 @@ def test_focus_fire_seed_finds_a_three_unit_leader_kill():
 
 
 def test_reaches_the_exact_optimum_on_a_small_turn():
-    state = load_scenario("duel_5v5_8x8").initial_state()
+    state = TBWState.initial(load_scenario("duel_5v5_8x8"))
     evaluate = DefaultEvaluation()
     exact = plan_turn(state, "exact", evaluate=evaluate)
     result = evolve_turn(state, generations=30, population=40, rng=random.Random(0),
@@ -303,7 +303,7 @@ def test_reaches_the_exact_optimum_on_a_small_turn():
 
 
 def test_one_argument_evaluation_is_accepted():
-    state = load_scenario("duel_5v5_8x8").initial_state()
+    state = TBWState.initial(load_scenario("duel_5v5_8x8"))
 
     def hp_sum(s):  # scores for the side that moved (s.last_side)
         return float(sum(s.hp[u] for u in s.scenario.side_units[s.last_side]))
@@ -320,7 +320,7 @@ def test_seeded_generations_budget_is_deterministic():
         agents = [OEPAgent(generations=3, population=10, seed=seed), RandomAgent(seed=1)]
         for k, a in enumerate(agents):
             a.reset(seed + k)
-        state = load_scenario("hex_skirmish").initial_state()
+        state = TBWState.initial(load_scenario("hex_skirmish"))
         actions = []
         while not state.is_terminal() and len(actions) < 40:
             action = agents[state.current_player].act(state.clone())
@@ -338,7 +338,7 @@ def test_seeded_generations_budget_is_deterministic():
 
 
 def test_generations_budget_counts_generations():
-    state = load_scenario("fire_emblem_5v5").initial_state()
+    state = TBWState.initial(load_scenario("fire_emblem_5v5"))
     result = evolve_turn(state, generations=3, population=10, rng=random.Random(0))
     assert result.generations == 3 and result.stopped == "generations"
     assert result.replays == 10 + 3 * 5  # the initial population, then half of it each time
@@ -349,7 +349,7 @@ def test_time_budget_stops_the_evolution_on_its_deadline(monkeypatch):
     # work, on any machine; without a deadline this turn evolves until it converges (thousands
     # of generations). Its own timing figures are in docs/results.md.
     stepping_clock(monkeypatch, step=1e-4)
-    state = load_scenario("battle_10v10_16x16").initial_state()
+    state = TBWState.initial(load_scenario("battle_10v10_16x16"))
     result = evolve_turn(state, seconds=0.3, rng=random.Random(0))
     assert result.stopped == "time" and result.generations > 0  # cut inside a generation
     assert result.seconds <= 0.3  # ended on the clock's readings within the budget
@@ -391,7 +391,7 @@ def test_bad_parameters_raise_clear_errors(kwargs, error, words):
 
 
 def test_bad_calls_raise():
-    state = load_scenario("duel_5v5_8x8").initial_state()
+    state = TBWState.initial(load_scenario("duel_5v5_8x8"))
     with pytest.raises(ValueError, match="population must be >= 2"):
         evolve_turn(state, generations=1, population=0)
     with pytest.raises(ValueError, match="give a budget"):

@@ -13,7 +13,7 @@ from agents.tbw.search import plan_turn
 from agents.tbw.search.agent import DEFAULT_AGENT_BUDGET
 from agents.tbw.search.model import TurnModel
 from agents.tbw.table2 import table2_state
-from tbw_envs.tbw import load_scenario, parse_scenario
+from tbw_envs.tbw import TBWState, load_scenario, parse_scenario
 from tests.helpers.tbw_search import close, first_moves, needs_numba, random_state, replay
 
 # ------------------------------------------------------------------ cross-checks
@@ -103,7 +103,7 @@ def test_kernel_equals_reference_on_random_states():
 
 
 def test_fire_emblem_turn_is_solved_exactly_within_the_agents_default_budget():
-    state = load_scenario("fire_emblem_5v5").initial_state()
+    state = TBWState.initial(load_scenario("fire_emblem_5v5"))
     result = plan_turn(state, "exact", budget=DEFAULT_AGENT_BUDGET)
     assert result.complete and result.ops1 < DEFAULT_AGENT_BUDGET
     replay(state, result.actions)
@@ -122,14 +122,14 @@ def test_the_package_exports_every_public_name():
 def decimal_swamp_state():
     """Movement 0.3 over swamp tiles of cost 0.1: 0.1 + 0.1 + 0.1 > 0.3 in floating point, but
     the core (MOVE_EPSILON) lets the unit reach the third tile, and kill the enemy from it."""
-    return parse_scenario({
+    return TBWState.initial(parse_scenario({
         "name": "decimal_swamp",
         "board": {"topology": "square4", "terrain": ["SSSSS"], "legend": {"S": "swamp"}},
         "terrain": {"swamp": {"cost": 0.1}},
         "unit_types": {"wader": {"hp": 3, "atk": 1, "move": 0.3}},
         "units": [{"side": 0, "type": "wader", "pos": [0, 0]},
                   {"side": 1, "type": "wader", "pos": [0, 4], "hp": 1}],
-    }).initial_state()
+    }))
 
 
 @pytest.mark.audit
@@ -159,7 +159,7 @@ def tied_plans_state():
     """Two plans of equal value (kill one sword each way round): the compiled kernel summed the
     leaf value in another order than the reference, so the two rounded differently (42.4 vs
     42.400000000000006) and broke the tie differently."""
-    state = parse_scenario({
+    state = TBWState.initial(parse_scenario({
         "name": "tied_plans",
         "board": {"topology": "square4", "terrain": [".WW.L.", "LH...S", "F.SS.F"],
                   "legend": {".": "plain", "F": "forest", "H": "hill", "L": "lake", "W": "wall",
@@ -180,7 +180,7 @@ def tied_plans_state():
                   {"side": 1, "type": "bow", "pos": [1, 5]},
                   {"side": 1, "type": "sword", "pos": [2, 3]}],
         "rules": {"turn_limit_result": "hp"},
-    }).initial_state()
+    }))
     state.apply(state.encode_action(1, (0, 5), None))  # mid-turn: the bow has acted
     return state
 
@@ -205,13 +205,13 @@ def test_kernel_breaks_ties_exactly_as_the_reference():
 def test_one_argument_evaluation_of_a_side_with_no_units():
     """A side with no units still has a turn (END_TURN). Its value was the root state scored
     with ``state.last_side`` None (the first turn) or the opponent: the wrong side."""
-    state = parse_scenario({
+    state = TBWState.initial(parse_scenario({
         "name": "solo",
         "board": {"topology": "square4", "rows": 3, "cols": 3},
         "unit_types": {"a": {"hp": 3, "atk": 2, "move": 1}},
         "units": [{"side": 0, "type": "a", "pos": [0, 0]}],
         "first_side": 1,
-    }).initial_state()
+    }))
     seen = []
 
     def one_arg(s):

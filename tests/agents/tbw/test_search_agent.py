@@ -10,12 +10,12 @@ from agents.random_agent import RandomAgent
 from agents.tbw.evaluation import DefaultEvaluation
 from agents.tbw.greedy import GreedyAgent
 from agents.tbw.search import TBWSearchAgent, plan_turn
-from tbw_envs.tbw import load_scenario
+from tbw_envs.tbw import TBWState, load_scenario
 from tests.helpers.tbw_search import close, random_state
 
 
 def play(scenario, agents, seed):
-    state = load_scenario(scenario).initial_state()
+    state = TBWState.initial(load_scenario(scenario))
     for i, agent in enumerate(agents):
         agent.reset(seed * 2 + i)
     while not state.is_terminal():
@@ -38,7 +38,7 @@ def wins_against(opponent_factory, scenario, games, algorithm="exact"):
 
 
 def test_agent_replans_when_the_view_is_not_the_planned_state():
-    state = load_scenario("duel_5v5_8x8").initial_state()
+    state = TBWState.initial(load_scenario("duel_5v5_8x8"))
     agent = TBWSearchAgent("exact")
     first = agent.act(state.view(0))
     planned = agent.last_result
@@ -97,7 +97,7 @@ def test_agent_budget_bounds_a_hard_big_map_turn():
     assert TBWSearchAgent(budget=None).budget is None
     with pytest.raises(TypeError, match="budget"):
         TBWSearchAgent(budget="fast")
-    state = load_scenario("battle_10v10_16x16").initial_state()
+    state = TBWState.initial(load_scenario("battle_10v10_16x16"))
     greedy = GreedyAgent(0)
     while not (state.turn == 2 and state.current_side == 1):
         state.apply(greedy.act(state.view(state.current_side)))

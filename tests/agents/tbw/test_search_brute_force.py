@@ -13,7 +13,7 @@ from agents.tbw.evaluation import DefaultEvaluation
 from agents.tbw.search import Budget, PlanEnumeration, plan_turn
 from agents.tbw.search import kernel as _tbw_kernel
 from agents.tbw.search.model import Evaluator, TurnModel
-from tbw_envs.tbw import parse_scenario
+from tbw_envs.tbw import TBWState, parse_scenario
 from tests.helpers.tbw_search import close, first_moves, replay
 
 pytestmark = pytest.mark.audit
@@ -76,7 +76,7 @@ def audit_state(seed: int):
     """``audit_scenario``'s initial state, in 40% of cases advanced by 1-2 unit actions of the
     side to move (mid-turn: some units have acted)."""
     rng = random.Random(seed * 7919 + 1)
-    state = parse_scenario(audit_scenario(seed)).initial_state()
+    state = TBWState.initial(parse_scenario(audit_scenario(seed)))
     if rng.random() < 0.4:
         side = state.current_side
         for _ in range(rng.randint(1, 2)):

@@ -16,7 +16,7 @@ from agents.tbw.search import Budget, BudgetClock, TBWSearchAgent, plan_turn
 from agents.tbw.search.agent import DEFAULT_AGENT_BUDGET
 from agents.tbw.search.model import Evaluator, TurnModel
 from agents.tbw.table2 import table2_state
-from tbw_envs.tbw import parse_scenario
+from tbw_envs.tbw import TBWState, parse_scenario
 from tests.helpers.stepping_clock import stepping_clock
 from tests.helpers.tbw_search import close, replay
 
@@ -64,12 +64,12 @@ def melee_state(n: int):
     so the exact solver's attack assignments number (n + 1)^n."""
     units = [{"side": 0, "type": "bow", "pos": [0, c]} for c in range(n)]
     units += [{"side": 1, "type": "bow", "pos": [2, c]} for c in range(n)]
-    return parse_scenario({
+    return TBWState.initial(parse_scenario({
         "name": "melee",
         "board": {"topology": "square8", "rows": 4, "cols": n + 1},
         "unit_types": {"bow": {"hp": 50, "atk": 1, "move": 1, "range": [1, 3]}},
         "units": units,
-    }).initial_state()
+    }))
 
 
 def count_bounds(monkeypatch) -> list[int]:

@@ -21,7 +21,7 @@ from agents.tbw.tree import (
     parse_recipes,
     state_key,
 )
-from tbw_envs.tbw import load_scenario, parse_scenario
+from tbw_envs.tbw import TBWState, load_scenario, parse_scenario
 from tests.helpers.stepping_clock import stepping_clock
 from tests.helpers.tbw_search import close, random_state, replay
 
@@ -30,7 +30,7 @@ EVAL = DefaultEvaluation()
 
 def _midgame(scenario: str, plies: int, seed: int = 0):
     """A position after ``plies`` plies of the single-turn agent against itself."""
-    state = load_scenario(scenario).initial_state()
+    state = TBWState.initial(load_scenario(scenario))
     agent = TBWSearchAgent("exact")
     for _ in range(plies):
         if state.is_terminal():
@@ -159,14 +159,14 @@ def test_posture_children_advance_and_retreat():
 
 def test_duplicate_end_states_are_dropped_and_recipes_can_run_out():
     # One unit a side out of reach of each other: a single Hp outcome, so 'other' finds none.
-    state = parse_scenario({
+    state = TBWState.initial(parse_scenario({
         "name": "far", "board": {"topology": "square4", "rows": 1, "cols": 9},
         "terrain": {"plain": {"cost": 1}},
         "unit_types": {"s": {"hp": 5, "atk": 2, "move": 1, "range": [1, 1]}},
         "units": [{"side": 0, "type": "s", "pos": [0, 0]}, {"side": 1, "type": "s",
                                                              "pos": [0, 8]}],
         "max_turns": 5,
-    }).initial_state()
+    }))
     search = TurnTreeSearch(state, seconds=None, recipes=["best", "other", "other",
                                                            "retreat:50"])
     plans = search.plans(state, 4)
@@ -223,7 +223,7 @@ def test_depth_one_plays_the_single_turn_plan():
 
 def test_an_immediate_win_is_taken_and_scored_as_a_win():
     # Our swordsman next to the enemy leader (win: leader): killing it ends the game.
-    state = parse_scenario({
+    state = TBWState.initial(parse_scenario({
         "name": "win", "board": {"topology": "square4", "rows": 3, "cols": 5},
         "terrain": {"plain": {"cost": 1}},
         "unit_types": {"s": {"hp": 5, "atk": 5, "move": 1, "range": [1, 1]}},
@@ -231,7 +231,7 @@ def test_an_immediate_win_is_taken_and_scored_as_a_win():
                   {"side": 1, "type": "s", "pos": [1, 2], "leader": True},
                   {"side": 1, "type": "s", "pos": [0, 4]}],
         "win": "leader", "max_turns": 5,
-    }).initial_state()
+    }))
     result = TurnTreeSearch(state, seconds=None, depth=3).run()
     end = replay(state, result.actions)
     assert end.is_terminal() and end.winner == 0
@@ -343,7 +343,7 @@ def test_tolerance_prefers_the_most_advanced_plan_among_near_equals():
 
 
 def _play(agents, scenario: str, max_plies: int = 2000):
-    state = load_scenario(scenario).initial_state()
+    state = TBWState.initial(load_scenario(scenario))
     for agent, seed in zip(agents, (1, 2), strict=True):
         agent.reset(seed)
     plies = 0
@@ -358,7 +358,7 @@ def _play(agents, scenario: str, max_plies: int = 2000):
 def test_the_agent_plays_whole_games(scenario):
     tree = TBWTreeAgent(seconds=None, solves=12, depth=3, width=4)
     exact = TBWSearchAgent("exact")
-    state = load_scenario(scenario).initial_state()
+    state = TBWState.initial(load_scenario(scenario))
     tree.reset(1)
     turns = 0
     while not state.is_terminal():

@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from agents.arena import run_round_robin
+from agents.arena import run_round_robin, write_result
 
 
 def record_ply(record, ply):
@@ -206,7 +206,7 @@ def test_a_tampered_record_is_refused_by_its_replay(make_client, tmp_path, writt
 def test_what_a_search_thought_is_shown_when_recorded(make_client, tmp_path):
     result = run_round_robin("junqi", ["ismcts:iterations=20", "greedy"], games_per_pairing=2,
                              workers=1, seed=3, bootstrap=0, record_thinking=True)
-    result.write(tmp_path / "thinking", chart=False)
+    write_result(result, tmp_path / "thinking", chart=False)
     client = make_client(runs_dir=tmp_path)
     games = client.get("/api/runs/games", params={"file": "thinking"}).json()["games"]
     assert all(g["thinking"] for g in games)
@@ -226,7 +226,7 @@ def test_what_a_search_thought_is_shown_when_recorded(make_client, tmp_path):
 def test_a_tbw_planners_plan_is_shown_when_recorded(make_client, tmp_path):
     result = run_round_robin("tbw", ["tree:solves=4", "greedy"], games_per_pairing=2,
                              workers=1, seed=3, bootstrap=0, record_thinking=True)
-    result.write(tmp_path / "plans", chart=False)
+    write_result(result, tmp_path / "plans", chart=False)
     client = make_client(runs_dir=tmp_path)
     data = client.get("/api/runs/game", params={"file": "plans", "index": 0}).json()
     record = result.games[0].to_record()
@@ -297,7 +297,7 @@ def test_a_forfeited_game_is_shown_as_the_forfeiter_s_loss(make_client, tmp_path
     result = run_round_robin("tbw", [spec, "random"], 1, seed=3, bootstrap=0,
                              on_agent_error="forfeit")
     run = tmp_path / "runs" / "forfeit"
-    result.write(run)
+    write_result(result, run)
     client = make_client(runs_dir=tmp_path / "runs")
     for index, game in enumerate(result.games):
         shown = client.get("/api/runs/game", params={"file": "forfeit/games.jsonl",

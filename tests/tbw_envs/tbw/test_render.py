@@ -9,7 +9,7 @@ import random
 import numpy as np
 import yaml
 
-from tbw_envs.tbw import load_scenario
+from tbw_envs.tbw import TBWState, load_scenario
 from tbw_envs.tbw.render import (
     _BACKGROUND,
     _LABEL_COLOR,
@@ -53,8 +53,8 @@ def test_tbw_frame_shows_the_unit_type():
         data["units"][0]["type"] = "knight"  # same side, slot and position (7, 1)
 
     other = _scenario_with("duel_5v5_8x8", retype)
-    a = board_of(render_rgb(base.initial_state()), base)
-    b = board_of(render_rgb(other.initial_state()), other)
+    a = board_of(render_rgb(TBWState.initial(base)), base)
+    b = board_of(render_rgb(TBWState.initial(other)), other)
     assert a.shape == b.shape == (8 * TILE, 8 * TILE, 3)
     changed = np.argwhere((a != b).any(axis=2))
     assert len(changed) > 10
@@ -93,7 +93,7 @@ def _finished(state, winner, dead_side=None):
 
 
 def test_game_over_banner_names_the_winner_and_the_reason():
-    state = load_scenario("duel_5v5_8x8").initial_state()
+    state = TBWState.initial(load_scenario("duel_5v5_8x8"))
     playing = render_rgb(state)
     frames = {
         0: render_rgb(_finished(state, 0, dead_side=1)),
@@ -127,7 +127,7 @@ def test_game_over_banner_names_the_winner_and_the_reason():
 
 
 def test_leader_kill_reason_is_shown():
-    state = load_scenario("hex_skirmish").initial_state()
+    state = TBWState.initial(load_scenario("hex_skirmish"))
     end = state.clone()
     leader = next(u.id for u in state.scenario.units if u.side == 1 and u.leader)
     end.occupant[end.pos[leader]] = -1
@@ -140,7 +140,7 @@ def test_leader_kill_reason_is_shown():
 
 
 def test_frames_keep_one_size_through_a_game_and_are_fresh_arrays():
-    state = load_scenario("hex_skirmish").initial_state()
+    state = TBWState.initial(load_scenario("hex_skirmish"))
     first = render_rgb(state)
     first[:] = 0  # the caller owns the frame: scribbling on it must not reach the cache
     rand = random.Random(3)
@@ -151,7 +151,7 @@ def test_frames_keep_one_size_through_a_game_and_are_fresh_arrays():
             break
         state.apply(rand.choice(state.legal_actions()))
     assert shapes == {first.shape}
-    assert render_rgb(load_scenario("hex_skirmish").initial_state()).any()
+    assert render_rgb(TBWState.initial(load_scenario("hex_skirmish"))).any()
 
 
 def _label_boxes(mask: np.ndarray, gap: int = 1) -> list[np.ndarray]:
@@ -172,7 +172,7 @@ def test_the_margin_numbers_rows_and_columns_as_the_log_names_tiles():
     # its row's height, each column's above it, in order, and nothing else is drawn there.
     for name in ("duel_5v5_8x8", "battle_10v10_16x16", "hex_skirmish"):
         scenario = load_scenario(name)
-        frame = render_rgb(scenario.initial_state())
+        frame = render_rgb(TBWState.initial(scenario))
         top, left = board_origin(scenario, TILE)
         scale = max(1, TILE // 24)
         assert top == (FONT_HEIGHT + 4) * scale
@@ -201,7 +201,7 @@ def _has_block(mask: np.ndarray, height: int, width: int) -> bool:
 
 def test_hex_board_is_drawn_as_hexagons():
     scenario = load_scenario("hex_skirmish")
-    state = scenario.initial_state()
+    state = TBWState.initial(scenario)
     frame = board_of(render_rgb(state), scenario)
     rows, cols = scenario.board.rows, scenario.board.cols
     s = TILE / math.sqrt(3)  # circumradius of a hexagon TILE pixels wide
@@ -283,7 +283,7 @@ def test_the_terrain_is_drawn_once_per_board_not_per_frame(monkeypatch):
     for name in ("terrain_color", "unit_type_codes"):
         count_calls(monkeypatch, render, name, calls)
     for scenario in ("battle_10v10_16x16", "hex_skirmish"):
-        state = load_scenario(scenario).initial_state()
+        state = TBWState.initial(load_scenario(scenario))
         before = dict(calls)
         render_rgb(state)
         drawn = dict(calls)
@@ -302,7 +302,7 @@ def _tbw_boards():
     """Text boards of every bundled scenario: the start, mid-turn (acted units) and game over."""
     rand = random.Random(5)
     for path in sorted(CONFIGS.glob("*.yaml")):
-        state = load_scenario(path.stem).initial_state()
+        state = TBWState.initial(load_scenario(path.stem))
         yield state.render_text()
         plies = 0
         while not state.is_terminal():
@@ -340,7 +340,7 @@ def test_every_symbol_on_a_tbw_text_board_is_in_its_key():
 
 def test_tbw_key_names_each_symbol_from_the_scenario():
     scenario = load_scenario("hex_skirmish")
-    key = " ".join(scenario.initial_state().render_text().split("\nkey:")[1].split())
+    key = " ".join(TBWState.initial(scenario).render_text().split("\nkey:")[1].split())
     for name in set(scenario.terrain_grid):
         char = scenario.terrain_types[name].char or name[0]
         assert f"{char} {name}" in key
@@ -363,7 +363,7 @@ def _played_to_the_turn_limit(turn_limit_result: str, hps: tuple[int, int]):
         "win": "annihilation",
         "rules": {"turn_limit_result": turn_limit_result},
     })
-    state = scenario.initial_state()
+    state = TBWState.initial(scenario)
     while not state.terminal:
         state.apply(scenario.end_turn_action)
     return state

@@ -10,7 +10,7 @@ import re
 import pytest
 import yaml
 
-from tbw_envs.tbw import END_TURN, ScenarioError, available_scenarios, load_scenario
+from tbw_envs.tbw import END_TURN, ScenarioError, TBWState, available_scenarios, load_scenario
 from tests.helpers import REPO_ROOT
 
 BUNDLED = ["battle_10v10_16x16", "duel_5v5_8x8", "fire_emblem_5v5", "hex_skirmish",
@@ -30,7 +30,7 @@ def test_bundled_scenarios_are_listed():
 def test_bundled_scenario_loads(name):
     sc = load_scenario(name)
     assert sc.name == name
-    state = sc.initial_state()
+    state = TBWState.initial(sc)
     assert not state.is_terminal()
     assert state.current_side == sc.first_side
     assert state.turn == 1
@@ -67,7 +67,7 @@ def play_random_game(state, rnd, end_turn_p):
 def test_bundled_scenario_random_games_end(name, seed):
     sc = load_scenario(name)
     rnd = random.Random(seed)
-    state = play_random_game(sc.initial_state(), rnd, end_turn_p=0.02)
+    state = play_random_game(TBWState.initial(sc), rnd, end_turn_p=0.02)
     assert state.turn <= sc.max_turns
     if state.winner is not None:
         loser = 1 - state.winner
@@ -83,7 +83,7 @@ def test_bundled_scenario_random_games_end(name, seed):
 @pytest.mark.parametrize("name", BUNDLED)
 def test_bundled_scenario_end_turn_only_reaches_the_turn_limit(name):
     sc = load_scenario(name)
-    state = sc.initial_state()
+    state = TBWState.initial(sc)
     end = state.encode_action(END_TURN)
     for _ in range(2 * sc.max_turns - 1):
         state.apply(end)
@@ -95,7 +95,7 @@ def test_bundled_scenario_end_turn_only_reaches_the_turn_limit(name):
 
 def test_duel_action_space():
     # 5 units a side on 8 x 8: 5 * 64 * 6 + 1
-    state = load_scenario("duel_5v5_8x8").initial_state()
+    state = TBWState.initial(load_scenario("duel_5v5_8x8"))
     assert state.num_actions == 1921
     assert state.legal_action_mask().shape == (1921,)
 
@@ -103,12 +103,12 @@ def test_duel_action_space():
 def test_fire_emblem_lord_range():
     # Move 5 on an open board is 61 tiles; four allies within 5 of the lord at (11, 8)
     # (at (11, 6), (11, 10), (12, 7), (12, 9)) cannot be ended on: 57.
-    state = load_scenario("fire_emblem_5v5").initial_state()
+    state = TBWState.initial(load_scenario("fire_emblem_5v5"))
     assert len(state.movement_range(0)) == 57
 
 
 def test_open_solo_has_one_side():
-    state = load_scenario("open_solo_4").initial_state()
+    state = TBWState.initial(load_scenario("open_solo_4"))
     assert {u.side for u in state.units} == {0}
     # the 13-tile diamond of move 2 around (10, 10) holds the 3 allies (10, 11), (11, 10)
     # and (11, 11), which cannot be ended on: 10 tiles.
@@ -122,7 +122,7 @@ def test_open_solo_has_one_side():
 def test_hex_skirmish_forest_costs_per_class():
     sc = load_scenario("hex_skirmish")
     assert sc.board.topology == "hex"
-    state = sc.initial_state()
+    state = TBWState.initial(sc)
     # the rider (move_class cavalry) at (6, 7): forest (5, 7) costs it 3, a spearman 2
     rider = next(u for u in state.units if u.type == "rider" and u.side == 0)
     assert rider.pos == (6, 7)
@@ -382,5 +382,5 @@ def test_per_class_cost_mapping_must_cover_every_move_class_in_play():
                                             r"'cavalry'"):
         load_scenario(spec)
     spec["terrain"]["marsh"]["cost"]["cavalry"] = None  # explicit: impassable to cavalry
-    state = load_scenario(spec).initial_state()
+    state = TBWState.initial(load_scenario(spec))
     assert set(state.movement_range(0)) == {0}

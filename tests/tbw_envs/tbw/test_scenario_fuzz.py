@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tbw_envs.core.yaml_loader import parse_yaml
-from tbw_envs.tbw import Scenario, ScenarioError, parse_scenario
+from tbw_envs.tbw import Scenario, ScenarioError, TBWState, parse_scenario
 from tbw_envs.tbw.observation import ObservationEncoder
 from tests.helpers.fuzz import FUZZ, values
 
@@ -83,7 +83,7 @@ def _mutate(base, changes):
 
 
 def _use(scenario: Scenario) -> None:
-    state = scenario.initial_state()
+    state = TBWState.initial(scenario)
     legal = state.legal_actions()
     if legal:
         state.apply(random.Random(0).choice(legal))

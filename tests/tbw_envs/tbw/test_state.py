@@ -10,8 +10,9 @@ import random
 
 import numpy as np
 import pytest
+import yaml
 
-from tbw_envs.tbw import END_TURN, IllegalActionError, load_scenario
+from tbw_envs.tbw import END_TURN, IllegalActionError, ScenarioError, TBWState, load_scenario
 from tests.helpers.tbw_builders import (
     FREED,
     FREED_UNITS,
@@ -24,6 +25,28 @@ from tests.helpers.tbw_builders import (
     unit_actions,
     ut,
 )
+from tests.helpers.tbw_builders import (
+    scenario as scenario_dict,
+)
+
+# =============================================================================== the first position
+
+
+def test_initial_starts_a_scenario_or_what_load_scenario_takes(tmp_path):
+    scenario = load_scenario("duel_5v5_8x8")
+    first = TBWState.initial(scenario)
+    assert first.scenario is scenario
+    assert [u.pos for u in first.units] == [(u.row, u.col) for u in scenario.units]
+    assert first.turn == 1 and first.current_side == scenario.first_side
+    assert not first.is_terminal() and not any(u.acted for u in first.units)
+    strip = scenario_dict(open_rows(1, 3), [(0, "soldier", (0, 0)), (1, "statue", (0, 2))])
+    path = tmp_path / "strip.yaml"
+    path.write_text(yaml.safe_dump(strip), encoding="utf-8")
+    for spec in ("duel_5v5_8x8", path, strip):
+        assert snapshot(TBWState.initial(spec)) == snapshot(TBWState.initial(load_scenario(spec)))
+    with pytest.raises(ScenarioError, match="scenario must be a name, a path or a dict, got int"):
+        TBWState.initial(3)
+
 
 # =============================================================================== turn structure
 
@@ -510,14 +533,14 @@ def test_encode_action_destination_off_board(dest):
 def strip_state(units, cols, max_turns=2, **extra):
     """A 1 x ``cols`` strip of plain tiles; ``units``: (side, col, hp) of immobile scouts that
     strike next door for 1."""
-    return load_scenario({
+    return TBWState.initial(load_scenario({
         "name": "gap_strip",
         "board": {"topology": "square4", "terrain": ["." * cols], "legend": {".": "plain"}},
         "terrain": {"plain": {"cost": 1}},
         "unit_types": {"scout": {"hp": 3, "atk": 1, "move": 0, "range": [1, 1]}},
         "units": [{"side": s, "type": "scout", "pos": [0, c], "hp": hp} for s, c, hp in units],
         "first_side": 0, "max_turns": max_turns, **extra,
-    }).initial_state()
+    }))
 
 
 @pytest.mark.mutation

@@ -11,7 +11,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tbw_envs.tbw import END_TURN, load_scenario
+from tbw_envs.tbw import END_TURN, TBWState, load_scenario
 from tests.helpers.tbw_builders import TOPOLOGIES, check_action_invariants, scenario, ut
 from tests.helpers.tbw_reference import (
     reference_apply,
@@ -94,7 +94,7 @@ def check_invariants(state):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_scenarios(), st.integers(0, 2**32 - 1))
 def test_random_games_match_reference_and_keep_invariants(spec, seed):
-    state = load_scenario(spec).initial_state()
+    state = TBWState.initial(load_scenario(spec))
     rng = random.Random(seed)
     damage_dealt = 0
     for _ in range(400):
@@ -220,7 +220,7 @@ def random_scenarios(draw):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=random_scenarios(), seed=st.integers(0, 2**16))
 def test_legal_actions_match_reference(data, seed):
-    state = load_scenario(data).initial_state()
+    state = TBWState.initial(load_scenario(data))
     rnd = random.Random(seed)
     for _ in range(40):
         if state.is_terminal():
