@@ -21,8 +21,8 @@ Who may talk to the server (the Host, Origin and Content-Type checks, the securi
 ``agents.web.guard``. What a page may ask an agent to spend: ``agents.web.limits``. A body is
 JSON of at most 64 KiB, nested at most ``MAX_JSON_DEPTH`` deep, with no repeated keys and no
 NaN or Infinity; anything else gets a 400 (or 413) naming the problem: the API answers 4xx for
-every bad request, never 500. Error messages name files relative to the runs folder or the
-project, never by their absolute paths on the server.
+every bad request, never 500. Error messages name no absolute path of the server
+(``RunFolder.public``: relative to the runs folder, or cut to the file's name).
 """
 
 from __future__ import annotations
@@ -57,7 +57,6 @@ from tbw_envs.junqi.layout import format_layout
 __all__ = ["create_app", "STATIC_DIR"]
 
 STATIC_DIR = Path(__file__).parent / "static"
-PROJECT_DIR = Path(__file__).resolve().parents[2]
 MAX_BODY_BYTES = 64 * 1024
 MAX_JSON_DEPTH = 8  # a layout, the deepest request, is 3
 
@@ -68,20 +67,9 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"error": str(getattr(exc, "detail", "") or "error")}, status_code=status)
 
 
-def without_server_paths(message: str, runs_root: Path) -> str:
-    """``message`` with the server's absolute paths made relative: to the runs folder (shown by
-    its name), to the project's folder, or to the home folder (``~``)."""
-    for root, shown in ((runs_root, runs_root.name), (PROJECT_DIR, ""), (Path.home(), "~")):
-        text = str(root)
-        if len(text) > 1:  # never "/": it would take every slash
-            message = message.replace(text + "/", f"{shown}/" if shown else "")
-            message = message.replace(text, shown or ".")
-    return message
-
-
 async def _server_error(request: Request, exc: Exception) -> JSONResponse:
     """A failure the API did not foresee: still JSON, naming it, so the page can show it."""
-    message = without_server_paths(str(exc), request.app.state.runs.root)
+    message = request.app.state.runs.public(str(exc))
     return JSONResponse({"error": f"server error: {type(exc).__name__}: {short_repr(message)}"},
                         status_code=500)
 
@@ -159,7 +147,7 @@ def create_app(runs_dir: str | Path = "runs", allowed_specs: tuple[str, ...] = (
     runs = RunFolder(runs_dir)
 
     def _error(exc: PlayError) -> JSONResponse:
-        return JSONResponse({"error": without_server_paths(str(exc), runs.root)},
+        return JSONResponse({"error": runs.public(str(exc))},
                             status_code=exc.status)
 
     def games(request: Request) -> Response:

@@ -54,6 +54,13 @@ PER_SECOND: Mapping[tuple[str, str], int] = {
 }
 # What a page may name for a parameter that takes a path (a name the agent resolves itself).
 NAMED_FILES: Mapping[tuple[str, str], tuple[str, ...]] = {("ismcts", "policy"): ("pretrained",)}
+# A text value that reads as a file (weights by YAML path, say) rather than a bundled name.
+_FILE_SUFFIXES = (".py", ".yaml", ".yml", ".zip", ".npz", ".json", ".pt", ".pth", ".txt")
+
+
+def _reads_as_a_file(value: str) -> bool:
+    return (any(c in value for c in "/\\") or value in (".", "..") or value.startswith("~")
+            or value.lower().endswith(_FILE_SUFFIXES))
 
 
 class PageLimitError(ValueError):
@@ -86,16 +93,18 @@ class PageLimits:
 
     def check(self, name: str, values: Mapping[str, Any], params: Mapping[str, Any]) -> None:
         """Refuse (``PageLimitError``) a value of agent ``name``'s spec that a page may not
-        ask for: over a cap, or a file path. ``params``: the agent's declared parameters."""
+        ask for: over a cap, or a file (any value of a path parameter but the names the agent
+        resolves itself, and text that reads as a path). ``params``: the agent's declared
+        parameters."""
         for key, value in values.items():
-            if isinstance(params.get(key), PathText):
+            path_param = isinstance(params.get(key), PathText)
+            if (path_param and value not in NAMED_FILES.get((name, key), ())) or (
+                    not path_param and isinstance(value, str) and _reads_as_a_file(value)):
                 allowed = NAMED_FILES.get((name, key), ())
-                if value not in allowed:
-                    names = f" (a page may name {', '.join(allowed)})" if allowed else ""
-                    raise PageLimitError(
-                        f"{key}={value!r} names a file{names}; agents that load files are "
-                        f"offered only when the server is started with them "
-                        f"(scripts/serve.py --agents)")
+                names = f" (a page may name {', '.join(allowed)})" if allowed else ""
+                raise PageLimitError(
+                    f"{key}={value!r} names a file{names}; agents that load files are offered "
+                    f"only when the server is started with them (scripts/serve.py --agents)")
             elif key == "seconds" or (key == "budget" and isinstance(value, float)):
                 if value is not None and value > self.max_seconds:
                     raise PageLimitError(

@@ -55,7 +55,6 @@ OPPONENT_EXAMPLES = {
               "ismcts:seconds=1", "ucbmcts:iterations=200,weights=tuned", "mcts:iterations=200",
               "ppo:pretrained"],
 }
-_FILE_SUFFIXES = (".py", ".yaml", ".yml", ".zip", ".npz", ".json", ".pt", ".pth", ".txt")
 
 
 class PlayError(ValueError):
@@ -91,13 +90,6 @@ def check_page_spec(spec: Any, game: str, allowed: Sequence[str] = (),
         (limits or PageLimits()).check(name, values, agent_params(name, game))
     except PageLimitError as exc:
         raise PlayError(f"opponent {short_repr(spec)}: {exc}") from None
-    for key, value in values.items():
-        if isinstance(value, str) and (any(c in value for c in "/\\") or value in (".", "..")
-                                       or value.startswith("~")
-                                       or value.lower().endswith(_FILE_SUFFIXES)):
-            raise PlayError(f"opponent {short_repr(spec)}: {key}={short_repr(value)} names a "
-                            f"file; agents that load files are offered only when the server is "
-                            f"started with them (scripts/serve.py --agents)")
     return spec
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from agents.web.limits import PageLimits
 from agents.web.play import PlayError, PlaySession, check_page_spec
+from tests.helpers import REPO_ROOT
 from tests.helpers.web_agents import illegal_move_agent_spec
 
 JSON = {"Content-Type": "application/json"}
@@ -310,13 +311,9 @@ def test_malformed_moves_get_a_400_too(client):
 
 
 def test_errors_name_no_absolute_server_path(client, tmp_path):
-    from agents.web.app import PROJECT_DIR, without_server_paths
-
-    runs_root = client.app.state.runs.root
-    assert without_server_paths(f"{runs_root}/a/games.jsonl: bad", runs_root) == (
-        f"{runs_root.name}/a/games.jsonl: bad")
-    assert without_server_paths(f"no file {PROJECT_DIR}/configs/x.yaml", runs_root) == (
-        "no file configs/x.yaml")
+    runs = client.app.state.runs
+    assert runs.public(f"{runs.root}/a/games.jsonl: bad") == "a/games.jsonl: bad"
+    assert runs.public(f"no file {REPO_ROOT}/configs/x.yaml") == "no file .../x.yaml"
     response = client.post("/api/play", json={"game": "tbw", "opponent": "greedy:weights=nope"})
     message = response.json()["error"]
-    assert response.status_code == 400 and str(PROJECT_DIR) not in message
+    assert response.status_code == 400 and str(REPO_ROOT) not in message
