@@ -50,9 +50,10 @@ from agents.common.params import (
     check_seed,
 )
 from agents.common.spec_syntax import cast_spec_values, spec_error, split_spec
-from agents.junqi import GreedyEvalAgent, ISMCTSAgent, MCTSAgent, UCBMCTSAgent
-from agents.learning.agent import PPOAgent
-from agents.learning.pretrained import pretrained_path
+from agents.junqi import GreedyAgent as JunqiGreedyAgent
+from agents.junqi import ISMCTSAgent, MCTSAgent, UCBMCTSAgent
+from agents.policy.agent import PPOAgent
+from agents.policy.pretrained import pretrained_path
 from agents.random_agent import RandomAgent
 from agents.tbw.evaluation import load_evaluation
 from agents.tbw.greedy import GreedyAgent
@@ -163,7 +164,7 @@ AGENTS: dict[str, AgentEntry | dict[str, AgentEntry]] = {
     "random": AgentEntry(RandomAgent, lambda: _declared(RandomAgent)),
     "greedy": {
         "tbw": AgentEntry(GreedyAgent, lambda: _declared(GreedyAgent)),
-        "junqi": AgentEntry(GreedyEvalAgent, lambda: _declared(GreedyEvalAgent)),
+        "junqi": AgentEntry(JunqiGreedyAgent, lambda: _declared(JunqiGreedyAgent)),
     },
     **{name: AgentEntry(cls, lambda cls=cls: _declared(cls)) for name, cls in _JUNQI.items()},
     # ismcts:policy=pretrained (or a policy.npz path): the learned policy as the root's prior

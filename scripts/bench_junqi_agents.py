@@ -45,7 +45,7 @@ OTHER = "other"
 # (component, file path ending, function names or None for every function of the file); the
 # first matching row wins.
 PROFILE_GROUPS = (
-    (MOVE_GENERATION, "tbw_envs/junqi/moves.py", None),
+    (MOVE_GENERATION, "tbw_envs/junqi/rules.py", None),
     (BELIEF_BUILD, "agents/junqi/belief/sampling.py", {"complete_assignment", "feasible_masks",
                                                        "__init__"}),
     (DETERMINIZATION, "agents/junqi/belief/sampling.py", None),

@@ -82,7 +82,7 @@ class ConnectFourSingle(gymnasium.Env):
 
 
 def make_case(name: str):
-    from agents.learning.nets import mlp_policy_kwargs, plane_policy_kwargs
+    from agents.policy.nets import mlp_policy_kwargs, plane_policy_kwargs
 
     game, policy = name.rsplit("-", 1)
     if game == CONNECT_FOUR:

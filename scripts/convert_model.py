@@ -6,7 +6,7 @@ WARNING: this unpickles the zip (``MaskablePPO.load``), and unpickling runs what
 file carries. Convert only a file you trust: one you trained yourself, or from someone you
 trust. The policy file it writes holds arrays and JSON only; ``ppo:path=...policy.npz``,
 ``scripts/arena.py --agents`` and ``scripts/train_ppo.py --opponent`` / ``--init`` load it
-without running any code (``agents.learning.policy_files``), and they refuse ``.zip`` files.
+without running any code (``agents.policy.policy_files``), and they refuse ``.zip`` files.
 
 The game, scenario or rule set and perspective come from the model (``scripts/train_ppo.py``
 stores them in every ``model.zip`` and checkpoint); ``--game`` (and ``--scenario`` /
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agents.learning.policy_files import (  # noqa: E402
+from agents.policy.policy_files import (  # noqa: E402
     GAME_INFO_ATTRIBUTE,
     load_policy,
     save_policy,

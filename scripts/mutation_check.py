@@ -55,10 +55,10 @@ TARGETS = {
     "tbw_envs/tbw/rules.py": TBW_CORE_TESTS,
     "tbw_envs/tbw/state.py": TBW_CORE_TESTS,
     "tbw_envs/junqi/state.py": ["tests/tbw_envs/junqi/test_state.py",
-                                "tests/tbw_envs/junqi/test_moves.py",
+                                "tests/tbw_envs/junqi/test_rules.py",
                                 "tests/tbw_envs/junqi/test_board.py",
                                 "tests/tbw_envs/junqi/test_state_view.py",
-                                "tests/tbw_envs/junqi/test_rules.py",
+                                "tests/tbw_envs/junqi/test_variant.py",
                                 "tests/tbw_envs/test_junqi_v0.py", *JUNQI_SKIP],
 }
 IGNORE = shutil.ignore_patterns(".git", ".venv*", "mutants", "__pycache__", "*.egg-info",

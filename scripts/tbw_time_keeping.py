@@ -58,8 +58,8 @@ def play(scenario: str, specs: tuple[str, str], seed: int, opening_plies: int, s
     for k, agent in enumerate(agents):
         agent.reset(seed + k)
     while not state.is_terminal():
-        side, spent, first = state.current_side, 0.0, None
-        while not state.is_terminal() and state.current_side == side:
+        side, spent, first = state.current_player, 0.0, None
+        while not state.is_terminal() and state.current_player == side:
             started = time.perf_counter()
             action = agents[side].act(state.clone())
             spent += time.perf_counter() - started

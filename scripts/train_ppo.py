@@ -10,12 +10,12 @@ specs of ``agents.registry`` (``random``, ``greedy``, ``exact``, ``ppo:path=...`
 ``self``; with several, each episode draws one. ``self`` is a pool of frozen snapshots of the
 learner (one every ``--snapshot-every`` steps, the newest ``--pool-size`` kept), from which each
 episode draws its opponent (the newest with probability ``--latest-prob``), played by sampling
-(``agents.learning.pools``).
+(``agents.training.pools``).
 
 Every ``--eval-every`` steps the current policy plays ``--eval-games`` seat-swapped arena games
 (deterministic, on the game core) against each ``--eval-opponents`` agent. ``--out`` (default
 ``runs/ppo-<game>-<time>/``) receives ``policy.npz`` (the policy file: arrays and JSON, loaded
-without running code, ``agents.learning.policy_files``), ``model.zip`` (SB3's, unpickled when
+without running code, ``agents.policy.policy_files``), ``model.zip`` (SB3's, unpickled when
 loaded: for resuming with SB3 only), ``checkpoints/`` (``ppo_<steps>_steps.npz`` and ``.zip``),
 ``monitor.csv`` (every training episode), ``eval.csv``, ``learning_curve.png`` and ``run.json``
 (arguments, wall time, throughput). Play the result in the arena:
@@ -36,15 +36,15 @@ slower for these small networks on a small shared machine (docs/benchmarks.md).
 
 Junqi only, ``--eval-prior``: the policy learns on top of the move evaluation. The env adds the
 evaluation's normalised score of every legal move to a Dict observation
-(``agents.learning.eval_prior``; ``--prior-temperature`` piece-value units per logit, clipped at
+(``agents.junqi.eval_prior``; ``--prior-temperature`` piece-value units per logit, clipped at
 ``--prior-clip`` logits) and the policy's logits are ``beta * scores + net(planes)``
-(``agents.learning.eval_prior_net.EvalPriorPolicy``; ``beta`` learned from ``--prior-beta``, the
+(``agents.junqi.eval_prior_net.EvalPriorPolicy``; ``beta`` learned from ``--prior-beta``, the
 net's correction starting near zero), so the untrained policy plays like ``greedy``; it is saved
 as ``checkpoints/ppo_0_steps.npz``, the baseline. The saved policies carry the prior's settings;
 ``ppo:path=...`` rebuilds the scores from its views.
 
 The reusable parts (training env, evaluations, saving, callbacks) are in
-``agents.learning.training`` and ``agents.learning.callbacks``; this file is the command line.
+``agents.training.training`` and ``agents.training.callbacks``; this file is the command line.
 """
 
 from __future__ import annotations
@@ -66,19 +66,20 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agents.learning.policy_files import (  # noqa: E402
+from agents.policy.policy_files import (  # noqa: E402
     GAME_INFO_ATTRIBUTE,
     POLICY_FILE,
     read_policy_file,
     resolve_policy_path,
 )
-from agents.learning.pools import (  # noqa: E402, F401  (PoolOpponent: re-exported)
+from agents.registry import make_agent  # noqa: E402
+from agents.training.pools import (  # noqa: E402, F401  (PoolOpponent: re-exported)
     SELF_PLAY,
     PoolOpponent,
     SnapshotPool,
     build_opponent,
 )
-from agents.learning.training import (  # noqa: E402
+from agents.training.training import (  # noqa: E402
     PeriodicEvaluation,
     eval_prior_settings,
     make_training_env,
@@ -88,7 +89,6 @@ from agents.learning.training import (  # noqa: E402
     read_monitor,
     save_model_and_policy,
 )
-from agents.registry import make_agent  # noqa: E402
 from tbw_envs.core.contract import opening_plies_problem  # noqa: E402
 from tbw_envs.games import game_names, get_game  # noqa: E402
 
@@ -162,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timesteps", type=int, default=100_000, help="learner steps to train")
     p.add_argument("--envs", type=int, default=1, help="environments stepped in lockstep")
     p.add_argument("--policy", choices=("mlp", "cnn"), default="cnn",
-                   help="cnn: agents.learning.nets.PlaneCNN extractor; mlp: flattened planes")
+                   help="cnn: agents.policy.nets.PlaneCNN extractor; mlp: flattened planes")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="output folder (default runs/ppo-<game>-<time>/)")
     p.add_argument("--overwrite", action="store_true",
@@ -174,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "--policy and board; scripts/convert_model.py converts a model.zip)")
     p.add_argument("--eval-prior", action="store_true", default=None,
                    help="Junqi: logits = beta * move-evaluation scores + CNN correction "
-                        "(agents.learning.eval_prior_net); the untrained policy plays like greedy")
+                        "(agents.junqi.eval_prior_net); the untrained policy plays like greedy")
     p.add_argument("--prior-beta", type=float, default=None,
                    help="--eval-prior: initial beta (learned); default 2")
     p.add_argument("--prior-temperature", type=float, default=None,
@@ -443,7 +443,7 @@ def build_callbacks(args, out: Path, info: dict[str, Any], pool: SnapshotPool | 
                     evaluations: PeriodicEvaluation, title: str) -> list[Any]:
     """Checkpoints (each with its policy file), then the progress bar, self-play snapshots and
     periodic evaluations, each redrawing the learning curve."""
-    from agents.learning.callbacks import PolicyCheckpoints, TrainingProgress
+    from agents.training.callbacks import PolicyCheckpoints, TrainingProgress
 
     checkpoints = PolicyCheckpoints(save_freq=max(args.checkpoint_every // args.envs, 1),
                                     save_path=str(out / "checkpoints"), name_prefix="ppo",

@@ -14,7 +14,7 @@ end (``Algorithm.from_checkpoint(path)`` restores one; the policy alone is
 ``RLModule.from_checkpoint(path / "learner_group/learner/rl_module/shared")``).
 
 The env (RLlib's ``PettingZooEnv`` over our AEC ``env()``), the masking module and the self-play
-mapping are in ``agents.learning.rllib``, the training loop in ``agents.learning.rllib_training``;
+mapping are in ``agents.training.rllib``, the training loop in ``agents.training.rllib_training``;
 this file is the command line. Every argument is checked before Ray is imported.
 
 Threads: every process (driver/learner and each env runner) uses ``--threads`` torch threads,
@@ -34,9 +34,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from agents.arena import check_game  # noqa: E402
-from agents.learning.rllib import import_rllib  # noqa: E402
-from agents.learning.rllib_training import train  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
+from agents.training.rllib import import_rllib  # noqa: E402
+from agents.training.rllib_training import train  # noqa: E402
 from scripts.arena import ray_address  # noqa: E402  (the --ray/--address argument type)
 from tbw_envs.games import GAMES, game_names, get_game  # noqa: E402
 

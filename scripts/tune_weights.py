@@ -1,6 +1,6 @@
 #!/usr/bin/env python
-"""Tune an evaluation's weights by Q-learning (``agents.learning.junqi_tuning``,
-``agents.learning.tbw_tuning``).
+"""Tune an evaluation's weights by Q-learning (``agents.training.junqi_tuning``,
+``agents.training.tbw_tuning``).
 
     python scripts/tune_weights.py --game junqi --episodes 1000
     python scripts/tune_weights.py --game tbw --episodes 900
@@ -40,14 +40,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.junqi.evaluation import FEATURE_NAMES, eval_config_path  # noqa: E402
-from agents.learning.junqi_tuning import JunqiTuningConfig, JunqiWeightTuner  # noqa: E402
-from agents.learning.tbw_tuning import (  # noqa: E402
+from agents.tbw.evaluation import save_weights, weights_path  # noqa: E402
+from agents.training.junqi_tuning import JunqiTuningConfig, JunqiWeightTuner  # noqa: E402
+from agents.training.tbw_tuning import (  # noqa: E402
     LEARNED_FEATURES,
     TBWTuningConfig,
     TBWWeightTuner,
 )
-from agents.learning.weight_tuner import CheckpointError, TuningConfigError  # noqa: E402
-from agents.tbw.evaluation import save_weights, weights_path  # noqa: E402
+from agents.training.weight_tuner import CheckpointError, TuningConfigError  # noqa: E402
 from tbw_envs.core.contract import short_repr  # noqa: E402
 from tbw_envs.games import get_game  # noqa: E402
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tbw_envs.core.contract import short_repr
 from tbw_envs.core.game import Frame, Game, GameStart
-from tbw_envs.junqi.game import JUNQI
-from tbw_envs.tbw.game import TBW
+from tbw_envs.junqi.env.game import JUNQI
+from tbw_envs.tbw.env.game import TBW
 
 __all__ = ["GAMES", "Frame", "Game", "GameStart", "game_names", "get_game"]
 

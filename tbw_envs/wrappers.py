@@ -229,7 +229,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _check_opponent_fits(self, opponent: Any, planes_shape: tuple[int, ...]) -> None:
         """An opponent that says what it plays (``game``; ``observation_shape`` and
-        ``num_actions`` for a policy, as ``agents.learning.agent.PPOAgent`` does) is refused here
+        ``num_actions`` for a policy, as ``agents.policy.agent.PPOAgent`` does) is refused here
         when it was built for the other game or another board, not at its first move."""
         declared = getattr(opponent, "game", None)
         if not (isinstance(declared, str) and declared in ("tbw", "junqi")):

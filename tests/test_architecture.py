@@ -35,20 +35,24 @@ MAX_LINES = 700
 MAX_GAME_NAME_COMPARISONS = 12
 
 # Layers, lowest first; a module imports its own layer or lower ones only.
-CORE, ENVS, AGENTS, LEARNING_AND_ARENA, SCRIPTS = range(5)
-LAYER_NAMES = ("game core", "envs", "agents", "learning/arena/registry/web", "scripts")
+CORE, ENVS, AGENTS, REGISTRY, ARENA, TRAINING, COMMANDS = range(7)
+LAYER_NAMES = ("game core", "envs", "agents", "registry", "arena/web", "training", "commands")
+# Inside a game's folder of tbw_envs (tbw_envs/<game>/), the env/ subfolder is the env layer.
+GAME_ENV_FOLDER = "env"
 
 
 def layer(module: str) -> int:
     parts = module.split(".")
-    if parts[0] == "scripts":
-        return SCRIPTS
+    if parts[0] == "scripts" or parts[1:2] == ["cli"]:
+        return COMMANDS
     if parts[0] == "agents":
-        # The registry builds every agent, learned ones included: it sits beside the arena, and
-        # so does the web app, which plays registry agents and replays arena records.
-        top = parts[1:2] in (["learning"], ["arena"], ["registry"], ["web"])
-        return LEARNING_AND_ARENA if top else AGENTS
-    if parts[1:2] == ["core"] or (parts[1:2] in (["tbw"], ["junqi"]) and parts[2:3] != ["game"]):
+        return {"registry": REGISTRY, "arena": ARENA, "web": ARENA,
+                "training": TRAINING}.get(parts[1] if len(parts) > 1 else "", AGENTS)
+    if parts[1:2] == ["core"]:
+        return CORE
+    if len(parts) > 2 and (ROOT / parts[0] / parts[1]).is_dir():  # a game's folder
+        return ENVS if parts[2] == GAME_ENV_FOLDER else CORE
+    if len(parts) == 2 and (ROOT / parts[0] / parts[1]).is_dir():  # the game package itself
         return CORE
     return ENVS
 
@@ -136,10 +140,11 @@ def needs_optional(module: str) -> bool:
 
 def test_the_layers_are_where_the_docs_say():
     assert layer("tbw_envs.tbw.state") == CORE and layer("tbw_envs.core.contract") == CORE
-    assert layer("tbw_envs.tbw.game") == ENVS and layer("tbw_envs.games") == ENVS
+    assert layer("tbw_envs.tbw.env.game") == ENVS and layer("tbw_envs.games") == ENVS
     assert layer("tbw_envs.tbw_v0") == ENVS and layer("agents.junqi.mcts") == AGENTS
-    assert layer("agents.registry") == LEARNING_AND_ARENA
-    assert layer("agents.arena") == LEARNING_AND_ARENA and layer("scripts.arena") == SCRIPTS
+    assert layer("agents.policy.agent") == AGENTS and layer("agents.registry") == REGISTRY
+    assert layer("agents.arena") == ARENA and layer("agents.web.app") == ARENA
+    assert layer("agents.training.training") == TRAINING and layer("scripts.arena") == COMMANDS
     assert len(modules()) > 60
 
 

@@ -672,7 +672,7 @@ VEC_ENV_REFUSALS = [
                          ids=[c[0] for c in VEC_ENV_REFUSALS])
 def test_masked_sb3_vec_env_names_what_it_needs(name, games, match):
     pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed")
-    from agents.learning.sb3_vec import MaskedSB3VecEnv
+    from agents.training.sb3_vec import MaskedSB3VecEnv
 
     if games == "single":
         games = make_tbw_single()
@@ -705,8 +705,8 @@ def policy_files(tmp_path_factory) -> dict[str, str]:
     ({hex}: hex_skirmish, which does not fit the policy; {nowhere}: no_such_scenario), and a
     user scenario of duel_5v5_8x8's sizes under another name ({mirror})."""
     maskable_ppo_or_skip()
-    from agents.learning.nets import mlp_policy_kwargs
-    from agents.learning.policy_files import save_policy
+    from agents.policy.nets import mlp_policy_kwargs
+    from agents.policy.policy_files import save_policy
 
     folder = tmp_path_factory.mktemp("policies")
     policy = untrained_policy(make_tbw_single(), mlp_policy_kwargs(net_arch=[16]))
@@ -735,8 +735,8 @@ POLICY_REFUSALS = {
 @pytest.mark.parametrize("how", ["make_agent on duel_5v5_8x8", "load_policy"])
 def test_a_policy_files_scenario_is_checked_when_it_is_loaded(policy_files, case, how):
     maskable_ppo_or_skip()
-    from agents.learning.policy_files import load_policy
-    from agents.learning.policy_metadata import PolicyFileError
+    from agents.policy.policy_files import load_policy
+    from agents.policy.policy_metadata import PolicyFileError
 
     name, match = POLICY_REFUSALS[case]
     folder = Path(policy_files[name]).parent

@@ -107,7 +107,7 @@ from tbw_envs.core.canonical import canonical_json
 from tbw_envs.core.contract import MAX_SEED
 from tbw_envs.core.seeding import derive_seed
 from tbw_envs.games import game_names
-from tbw_envs.junqi.game import layout_seed
+from tbw_envs.junqi.env.game import layout_seed
 
 GAMES = game_names()  # the games' names ("tbw", "junqi"); tbw_envs.games has their descriptions
 

@@ -14,8 +14,8 @@ from agents.arena.records import record_start_state
 from agents.arena.replay import replay
 from tbw_envs.junqi.actions import describe_action
 from tbw_envs.junqi.board import COLS, NUM_POSTS, RAIL, ROW_LETTERS, ROWS, board_graph
-from tbw_envs.junqi.moves import EMPTY
 from tbw_envs.junqi.pieces import PIECE_CODES
+from tbw_envs.junqi.rules import EMPTY
 from tbw_envs.tbw.render import PLAYER_COLOR_NAMES, PLAYER_COLORS, terrain_color, unit_label
 
 GIF_FRAMES = 120  # default --every for a GIF keeps about this many frames
@@ -86,7 +86,7 @@ def draw_tbw_position(ax: Any, state: Any) -> list[Any]:
     if state.is_terminal():
         status = outcome_words(state.winner, state.end_reason)
     else:
-        status = f"player {state.current_side} to move"
+        status = f"player {state.current_player} to move"
     ax.set_title(f"{scenario.name}: turn {state.turn}/{scenario.max_turns}, {status}",
                  fontsize=9)
     return artists

@@ -8,7 +8,7 @@ from agents.junqi.belief import DEFAULT_BELIEF, make_belief
 from agents.junqi.evaluation import JunqiEvaluation
 
 
-class GreedyEvalAgent(JunqiAgentBase):
+class GreedyAgent(JunqiAgentBase):
     """Plays the legal move the evaluation scores highest under its belief; ties go to a
     seeded random choice, so two seeds give two different (equally greedy) games."""
 

@@ -47,7 +47,7 @@ the weight:
   enemy (-0.1, ``-position_weight``).
 
 The weights are data: ``configs/agents/tbw_eval_default.yaml`` holds the defaults above,
-``tbw_eval_tuned.yaml`` the ones Q-learning tuned (``agents.learning.tbw_tuning``), and
+``tbw_eval_tuned.yaml`` the ones Q-learning tuned (``agents.training.tbw_tuning``), and
 ``load_evaluation("default" | "tuned" | path)`` builds the evaluation from a file.
 """
 

@@ -30,7 +30,7 @@ class GreedyAgent:
         sc = view.scenario
         board = sc.board
         hp = view.hp
-        enemies = [e for e in sc.side_units[1 - view.current_side] if hp[e] > 0]
+        enemies = [e for e in sc.side_units[1 - view.current_player] if hp[e] > 0]
         best_attack, best_attack_key = [], None
         best_move, best_move_key = [], None
         for action in view.legal_actions():

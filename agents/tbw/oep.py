@@ -238,7 +238,7 @@ class TurnProblem:
         agent = GreedyAgent(seed)
         sim = self.state.clone()
         actions = []
-        while not sim.is_terminal() and sim.current_side == self.side:
+        while not sim.is_terminal() and sim.current_player == self.side:
             action = agent.act(sim)
             actions.append(action)
             if action == sim.end_turn_action:

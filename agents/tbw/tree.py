@@ -252,7 +252,7 @@ class _ShapedDecomposition(Decomposition):
 
 def state_key(state) -> tuple:
     """What identifies a TBW position for the search (the scenario is fixed per search)."""
-    return (state.current_side, state.turn, state.terminal, tuple(state.hp), tuple(state.pos),
+    return (state.current_player, state.turn, state.terminal, tuple(state.hp), tuple(state.pos),
             tuple(state.acted))
 
 
@@ -274,7 +274,7 @@ class _Node:
 
     def __init__(self, state, recipes):
         self.state = state
-        self.side = state.current_side
+        self.side = state.current_player
         self.recipes = recipes
         self.children: list[Plan] = []
         self.hp_taken: set[tuple[int, ...]] = set()
@@ -310,7 +310,7 @@ class TurnTreeSearch:
         if root.is_terminal():
             raise ValueError("cannot search a finished game")
         self.root = root.clone()
-        self.me = root.current_side
+        self.me = root.current_player
         self.evaluate = DefaultEvaluation() if evaluate is None else evaluate
         self.depth = depth
         self.width = width
@@ -373,7 +373,7 @@ class TurnTreeSearch:
         key = state_key(state)
         node = self.nodes.get(key)
         if node is None:
-            recipes = self.recipes if state.current_side == self.me else self.reply_recipes
+            recipes = self.recipes if state.current_player == self.me else self.reply_recipes
             node = self.nodes[key] = _Node(state, recipes)
         return node
 
@@ -425,7 +425,7 @@ class TurnTreeSearch:
         end = state.clone()
         for action in result.actions or [state.end_turn_action]:
             end.apply(action)
-        if not end.is_terminal() and end.current_side == side:  # defensive: finish the turn
+        if not end.is_terminal() and end.current_player == side:  # defensive: finish the turn
             end.apply(end.end_turn_action)
         if shaped is None:
             value = result.value

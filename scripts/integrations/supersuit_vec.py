@@ -20,7 +20,7 @@ rewards (+1/-1 at the end) and values. The PPO loop is ``cleanrl_ppo.ppo``, the 
 the CleanRL-style recipe. Verified with supersuit 3.11.0, pettingzoo 1.27.0.
 
 ``--sb3``: sb3-contrib's ``MaskablePPO`` on the same vector env, one line of glue:
-``MaskedSB3VecEnv(games)`` (``agents.learning.sb3_vec``), the SB3 adapter that serves the masks
+``MaskedSB3VecEnv(games)`` (``agents.training.sb3_vec``), the SB3 adapter that serves the masks
 from the observations (SuperSuit's own ``base_class="stable_baselines3"`` output gives
 MaskablePPO no masks and breaks SB3's seeding).
 """
@@ -65,7 +65,7 @@ def run_sb3(game: str = "tbw", copies: int = 2, timesteps: int = 2048, n_steps: 
     import torch
     from sb3_contrib import MaskablePPO
 
-    from agents.learning.sb3_vec import MaskedSB3VecEnv
+    from agents.training.sb3_vec import MaskedSB3VecEnv
 
     torch.set_num_threads(1)
     venv = MaskedSB3VecEnv(make_vec_env(game, copies, num_cpus))  # glue: the masks for SB3

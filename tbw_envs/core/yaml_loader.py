@@ -14,7 +14,7 @@ On top of ``yaml.safe_load`` it:
   file name.
 
 The limits on what a file may describe (board size, unit counts, text lengths) belong to each
-schema: ``tbw_envs.tbw.scenario`` and ``tbw_envs.junqi.rules``.
+schema: ``tbw_envs.tbw.variant`` and ``tbw_envs.junqi.variant``.
 """
 
 from __future__ import annotations

@@ -34,7 +34,6 @@ from tbw_envs.junqi.pieces import (
     RESULT_NAMES,
     piece_kind,
 )
-from tbw_envs.junqi.rules import JunqiRules, RulesError, available_rule_sets, load_rules
 from tbw_envs.junqi.state import (
     DEPLOY_ACTION_BASE,
     END_REASONS,
@@ -46,6 +45,7 @@ from tbw_envs.junqi.state import (
     deploy_action,
     encode_action,
 )
+from tbw_envs.junqi.variant import JunqiRules, RulesError, available_rule_sets, load_rules
 
 __all__ = [
     "ARMY_COUNTS", "ATTACKER_LOST", "ATTACKER_WON", "BOTH_REMOVED", "CAMPS", "DEPLOY_ACTION_BASE",

@@ -12,7 +12,6 @@ from functools import lru_cache
 import numpy as np
 
 from tbw_envs.junqi.board import COLS, NUM_POSTS, ROW_LETTERS, ROWS, board_graph, post_name
-from tbw_envs.junqi.moves import EMPTY
 from tbw_envs.junqi.pieces import (
     FLAG,
     NO_PIECE,
@@ -22,6 +21,7 @@ from tbw_envs.junqi.pieces import (
     RANKS,
     RESULT_NAMES,
 )
+from tbw_envs.junqi.rules import EMPTY
 from tbw_envs.tbw.render import (  # the bitmap font both games' frames use, the text key's wrap
     PLAYER_COLOR_NAMES,
     PLAYER_COLORS,

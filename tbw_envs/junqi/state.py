@@ -57,7 +57,6 @@ from tbw_envs.junqi.layout import (
     post_to_cell,
     random_layout,
 )
-from tbw_envs.junqi.moves import EMPTY, MoveGenerator
 from tbw_envs.junqi.pieces import (
     ALL_TYPES_MASK,
     ARMY_COUNTS,
@@ -76,7 +75,8 @@ from tbw_envs.junqi.pieces import (
     piece_kind,
 )
 from tbw_envs.junqi.render import render_ansi
-from tbw_envs.junqi.rules import JunqiRules, load_rules
+from tbw_envs.junqi.rules import EMPTY, MoveGenerator
+from tbw_envs.junqi.variant import JunqiRules, load_rules
 
 
 # Bounded: a long-running job that builds rule sets on the fly (a new description each time)

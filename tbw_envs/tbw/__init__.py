@@ -6,14 +6,14 @@
 """
 
 from tbw_envs.tbw.board import TOPOLOGIES, Board
-from tbw_envs.tbw.scenario import (
+from tbw_envs.tbw.state import END_TURN, IllegalActionError, TBWState, Unit
+from tbw_envs.tbw.variant import (
     Scenario,
     ScenarioError,
     available_scenarios,
     load_scenario,
     parse_scenario,
 )
-from tbw_envs.tbw.state import END_TURN, IllegalActionError, TBWState, Unit
 
 __all__ = [
     "END_TURN", "TOPOLOGIES", "Board", "IllegalActionError", "Scenario", "ScenarioError",

@@ -108,7 +108,7 @@ class ObservationEncoder:
     def encode_state(self, state) -> np.ndarray:
         """Omniscient planes for centralised critics: side 0's (unrotated) planes plus a
         side-to-move plane."""
-        to_move = np.full((1, self.rows, self.cols), float(state.current_side), np.float32)
+        to_move = np.full((1, self.rows, self.cols), float(state.current_player), np.float32)
         return np.concatenate([self.encode(state, 0), to_move])
 
 

@@ -180,7 +180,7 @@ def render_ansi(state) -> str:
     b = sc.board
     status = (
         f"game over: {'draw' if state.winner is None else f'side {state.winner} wins'}"
-        if state.terminal else f"side {state.current_side} to move"
+        if state.terminal else f"side {state.current_player} to move"
     )
     lines = [
         f"{sc.name} ({b.topology} {b.rows}x{b.cols}), turn {state.turn}/{sc.max_turns}, {status}"

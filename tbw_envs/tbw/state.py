@@ -26,7 +26,7 @@ from tbw_envs.core.contract import check_action, is_integer, short_repr
 from tbw_envs.core.errors import IllegalActionError
 from tbw_envs.tbw.render import render_ansi
 from tbw_envs.tbw.rules import MOVE_EPSILON, in_attack_range, reachable_tiles, side_has_lost
-from tbw_envs.tbw.scenario import Scenario, load_scenario
+from tbw_envs.tbw.variant import Scenario, load_scenario
 
 END_TURN = "END_TURN"
 __all__ = ["END_TURN", "MOVE_EPSILON", "IllegalActionError", "TBWState", "Unit", "as_action_id"]
@@ -81,7 +81,7 @@ class TBWState:
     """Full game state. Cheap to ``clone()``; agents search clones, envs wrap one."""
 
     __slots__ = (
-        "scenario", "hp", "pos", "occupant", "acted", "current_side", "turn", "winner",
+        "scenario", "hp", "pos", "occupant", "acted", "current_player", "turn", "winner",
         "terminal", "last_side", "_options", "_legal",
     )
 
@@ -94,7 +94,7 @@ class TBWState:
         for uid, tile in enumerate(self.pos):
             self.occupant[tile] = uid
         self.acted = [False] * len(scenario.units)
-        self.current_side = scenario.first_side
+        self.current_player = scenario.first_side
         self.turn = 1  # the round number: each side plays its ``turn``-th turn
         self.winner: int | None = None
         self.terminal = False
@@ -116,10 +116,6 @@ class TBWState:
     # ------------------------------------------------------------------ basics
 
     @property
-    def current_player(self) -> int:
-        return self.current_side
-
-    @property
     def num_actions(self) -> int:
         return self.scenario.num_actions
 
@@ -134,7 +130,7 @@ class TBWState:
         new.pos = self.pos[:]
         new.occupant = self.occupant[:]
         new.acted = self.acted[:]
-        new.current_side = self.current_side
+        new.current_player = self.current_player
         new.turn = self.turn
         new.winner = self.winner
         new.terminal = self.terminal
@@ -187,7 +183,7 @@ class TBWState:
         if self.terminal:
             return []
         return [
-            u for u in self.scenario.side_units[self.current_side]
+            u for u in self.scenario.side_units[self.current_player]
             if self.hp[u] > 0 and not self.acted[u]
         ]
 
@@ -324,10 +320,10 @@ class TBWState:
                 f"0-{len(sc.units) - 1} (or END_TURN)"
             )
         spec = sc.units[int(unit_id)]
-        if spec.side != self.current_side:
+        if spec.side != self.current_player:
             raise ValueError(
                 f"encode_action: unit {unit_id} belongs to side {spec.side}, "
-                f"but side {self.current_side} is to move"
+                f"but side {self.current_player} is to move"
             )
         if isinstance(dest, np.ndarray) and dest.shape == (2,) and dest.dtype.kind in "iu":
             dest = tuple(dest.tolist())
@@ -366,17 +362,17 @@ class TBWState:
             return END_TURN
         sc = self.scenario
         slot, tile, k = sc.split_action(action)
-        own = sc.side_units[self.current_side]
+        own = sc.side_units[self.current_player]
         if slot >= len(own):
             raise IllegalActionError(
-                f"action {action}: side {self.current_side} has no unit in slot {slot}"
+                f"action {action}: side {self.current_player} has no unit in slot {slot}"
             )
         target = None
         if k is not None:
-            enemy = sc.side_units[1 - self.current_side]
+            enemy = sc.side_units[1 - self.current_player]
             if k >= len(enemy):
                 raise IllegalActionError(
-                    f"action {action}: side {1 - self.current_side} has no unit in slot {k}"
+                    f"action {action}: side {1 - self.current_player} has no unit in slot {k}"
                 )
             target = enemy[k]
         return own[slot], sc.board.rc(tile), target
@@ -435,7 +431,7 @@ class TBWState:
             legal_count = 0 if self.terminal else len(self.legal_actions())
             raise IllegalActionError(f"{exc} [{legal_count} legal actions]") from None
         self._legal = None
-        self.last_side = self.current_side
+        self.last_side = self.current_player
         if decoded == END_TURN:
             self._end_turn()
             return
@@ -462,12 +458,12 @@ class TBWState:
 
     def _end_turn(self) -> None:
         sc = self.scenario
-        for uid in sc.side_units[self.current_side]:
+        for uid in sc.side_units[self.current_player]:
             self.acted[uid] = False
         self._options = {}
         self._legal = None
-        self.current_side = 1 - self.current_side
-        if self.current_side == sc.first_side:
+        self.current_player = 1 - self.current_player
+        if self.current_player == sc.first_side:
             if self.turn >= sc.max_turns:
                 self._finish_at_turn_limit()
             else:
@@ -508,7 +504,7 @@ class TBWState:
 
     def __repr__(self) -> str:
         alive = [len(self.living_units(s)) for s in (0, 1)]
-        status = f"winner={self.winner}" if self.terminal else f"side {self.current_side} to move"
+        status = f"winner={self.winner}" if self.terminal else f"side {self.current_player} to move"
         return (
             f"TBWState({self.scenario.name!r}, turn {self.turn}, {status}, "
             f"units alive {alive[0]} v {alive[1]})"

@@ -13,7 +13,9 @@ import pytest
 from agents.common.params import ParameterTypeError
 from agents.common.spec_syntax import MAX_SPEC_CHARS
 from agents.junqi import (
-    GreedyEvalAgent,
+    GreedyAgent as JunqiGreedyAgent,
+)
+from agents.junqi import (
     ISMCTSAgent,
     MCTSAgent,
     UCBMCTSAgent,
@@ -45,8 +47,8 @@ def test_registry_aliases_and_game_checks():
     with pytest.raises(ValueError, match="does not play tbw.*'exact'"):
         make_agent("ucbmcts", game="tbw")
     # One name, one agent per game: Junqi's greedy is the evaluation's one-ply choice.
-    assert type(make_agent("greedy", game="junqi")).__name__ == "GreedyEvalAgent"
-    assert type(make_agent("greedy", game="tbw")).__name__ == "GreedyAgent"
+    assert type(make_agent("greedy", game="junqi")) is JunqiGreedyAgent
+    assert type(make_agent("greedy", game="tbw")) is GreedyAgent
 
 
 def test_registry_builds_every_junqi_agent_from_a_spec():
@@ -54,7 +56,7 @@ def test_registry_builds_every_junqi_agent_from_a_spec():
     assert make_agent("ucbmcts:iterations=2000", game="junqi").budget.iterations == 2000
     assert make_agent("mcts:seconds=0.5", game="junqi").budget.seconds == 0.5
     assert isinstance(make_agent("ismcts", game="junqi"), ISMCTSAgent)
-    assert isinstance(make_agent("greedy:layout=heuristic", game="junqi"), GreedyEvalAgent)
+    assert isinstance(make_agent("greedy:layout=heuristic", game="junqi"), JunqiGreedyAgent)
     with pytest.raises(ValueError, match="ucbmcts:depth=3"):
         make_agent("ucbmcts:depth=3", game="junqi")
 
@@ -185,7 +187,7 @@ def test_unknown_games_are_named():
 
 @pytest.mark.input_contract
 def test_a_required_parameter_is_checked_without_loading_anything():
-    # The ppo spec needs path= or pretrained: said before agents.learning.agent is asked to load.
+    # The ppo spec needs path= or pretrained: said before agents.policy.agent is asked to load.
     raises_naming(lambda: make_agent("ppo:threads=2", game="tbw"), ValueError, "ppo needs path=")
     raises_naming(lambda: make_agent("ppo"), ValueError, "ppo needs path=")
     raises_naming(lambda: make_agent("ppo:pretrained,path=x.npz", game="tbw"), ValueError,
@@ -295,7 +297,7 @@ def test_valid_edge_cases_build(spec, game):
 def test_every_declared_spec_parameter_is_a_constructor_parameter():
     """The registry's spec parameters are the agents' own declarations (one source)."""
     classes = {"random": RandomAgent, ("greedy", "tbw"): GreedyAgent,
-               ("greedy", "junqi"): GreedyEvalAgent, "mcts": MCTSAgent, "ucbmcts": UCBMCTSAgent,
+               ("greedy", "junqi"): JunqiGreedyAgent, "mcts": MCTSAgent, "ucbmcts": UCBMCTSAgent,
                "ismcts": ISMCTSAgent, "search": TBWSearchAgent, "exact": TBWSearchAgent,
                "alg5": TBWSearchAgent, "alg2": TBWSearchAgent, "oep": OEPAgent,
                "tree": TBWTreeAgent}
@@ -303,7 +305,7 @@ def test_every_declared_spec_parameter_is_a_constructor_parameter():
         for game in agent_games(name):
             cls = classes.get((name, game), classes.get(name))
             declared = set(agent_params(name, game))
-            if cls is None:  # ppo: declared by the registry (agents.learning.agent checks its own)
+            if cls is None:  # ppo: declared by the registry (agents.policy.agent checks its own)
                 assert declared == {"path", "pretrained", "deterministic", "threads"}
                 continue
             accepted = set(inspect.signature(cls).parameters)

@@ -20,7 +20,6 @@ from tbw_envs.junqi.actions import (
     PlyRecord,
 )
 from tbw_envs.junqi.board import NUM_POSTS, board_graph
-from tbw_envs.junqi.moves import EMPTY
 from tbw_envs.junqi.pieces import (
     ALL_TYPES_MASK,
     ATTACKER_LOST,
@@ -33,6 +32,7 @@ from tbw_envs.junqi.pieces import (
     MOVED,
     NO_PIECE,
 )
+from tbw_envs.junqi.rules import EMPTY
 from tbw_envs.junqi.state import JunqiState, _beats_mask, _stops_mask
 
 

@@ -15,10 +15,10 @@ def torch_or_skip():
 
 
 def nets_or_skip():
-    """agents.learning.nets (the plane CNN): torch and stable-baselines3, not sb3-contrib."""
+    """agents.policy.nets (the plane CNN): torch and stable-baselines3, not sb3-contrib."""
     torch_or_skip()
     pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed")
-    from agents.learning import nets
+    from agents.policy import nets
 
     return nets
 

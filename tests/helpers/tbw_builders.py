@@ -98,7 +98,7 @@ def targets_from(state, uid, dest):
 
 
 def snapshot(state):
-    return (state.legal_actions(), state.units, state.current_side, state.turn,
+    return (state.legal_actions(), state.units, state.current_player, state.turn,
             state.is_terminal(), state.winner)
 
 

@@ -74,7 +74,7 @@ def reference_legal_actions(state) -> set[int]:
             uid, dest, target = state.decode_action(action)
         except ValueError:
             continue  # slot without a unit in this scenario
-        if sc.units[uid].side != state.current_side or state.hp[uid] <= 0 or state.acted[uid]:
+        if sc.units[uid].side != state.current_player or state.hp[uid] <= 0 or state.acted[uid]:
             continue
         tile = sc.board.tile(*dest)
         if tile not in reference_movement_range(state, uid):

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from agents.junqi.evaluation import FEATURE_NAMES as JUNQI_FEATURES
 from agents.junqi.evaluation import load_eval_config
-from agents.learning.junqi_tuning import STATE_FEATURES as JUNQI_STATE
-from agents.learning.junqi_tuning import JunqiTuningConfig, JunqiWeightTuner
-from agents.learning.linear_q import LinearQ
+from agents.training.junqi_tuning import STATE_FEATURES as JUNQI_STATE
+from agents.training.junqi_tuning import JunqiTuningConfig, JunqiWeightTuner
+from agents.training.linear_q import LinearQ
 from tbw_envs.core.configs_path import configs_dir
 
 

@@ -10,8 +10,8 @@ import json
 import pytest
 
 from agents.arena import junqi_game, play_game, tbw_game
-from agents.junqi.greedy import GreedyEvalAgent
-from agents.learning.eval_prior import EvalPrior
+from agents.junqi.eval_prior import EvalPrior
+from agents.junqi.greedy import GreedyAgent
 from agents.random_agent import RandomAgent
 from agents.registry import make_agent
 from tests.helpers.ppo import maskable_ppo_or_skip, needs_torch_and_sb3_contrib
@@ -90,7 +90,7 @@ def test_train_with_eval_prior_save_load_and_play(tmp_path):
     changed = [name for name, value in initial.policy.named_parameters()
                if not (value == trained[name]).all()]
     assert "action_net.weight" in changed and "log_beta" in changed
-    record = play_game(junqi_game(), [agent, GreedyEvalAgent(seed=1)], seed=0)
+    record = play_game(junqi_game(), [agent, GreedyAgent(seed=1)], seed=0)
     assert record.final_state.is_terminal()
     assert record.moves_per_agent[agent.name] > 0
 

@@ -14,8 +14,8 @@ pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the tra
 import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-from agents.learning.nets import mlp_policy_kwargs, policy_kwargs_for  # noqa: E402
-from agents.learning.policy_files import load_policy, save_policy  # noqa: E402
+from agents.policy.nets import mlp_policy_kwargs, policy_kwargs_for  # noqa: E402
+from agents.policy.policy_files import load_policy, save_policy  # noqa: E402
 from scripts.train_ppo import main  # noqa: E402
 from tbw_envs.wrappers import make_junqi_single, make_tbw_single  # noqa: E402
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from agents.junqi.evaluation import FEATURE_NAMES, load_eval_config
-from agents.learning.tbw_tuning import LEARNED_FEATURES
 from agents.tbw.evaluation import load_evaluation
+from agents.training.tbw_tuning import LEARNED_FEATURES
 from tests.helpers.errors import assert_names
 from tests.helpers.weight_files import (
     junqi_checkpoint,

@@ -55,7 +55,7 @@ def snapshot_without_illegal_end(env) -> tuple:
         return snapshot(env)
     winners = {i["winner"] for i in infos.values()}
     assert len(winners) == 1 and winners <= {0, 1}
-    state = env.unwrapped._state if hasattr(env.unwrapped, "_state") else env.unwrapped.game
+    state = env.unwrapped.core_state
     running = {"end_reason": 0, "winner": -1}
     assert not state.is_terminal()
     saved = {a: dict(i) for a, i in infos.items()}
@@ -238,8 +238,8 @@ def _parallel_run(env, seed):
     active = SEATS[infos["player_0"]["active_agent"]]
     space = env.action_space(active)
     samples = [int(space.sample(observations[active]["action_mask"])) for _ in range(20)]
-    game = getattr(env.unwrapped, "game", None)
-    return observations, None if game is None else game.pieces(), samples
+    state = env.unwrapped.core_state
+    return observations, state.pieces() if hasattr(state, "pieces") else None, samples
 
 
 @pytest.mark.mutation

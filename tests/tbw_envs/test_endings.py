@@ -314,7 +314,7 @@ def seat_cases():
         state = case.start.clone()
         for action in case.plays:
             movers.append(state.current_player if hasattr(state, "current_player")
-                          else state.current_side)
+                          else state.current_player)
             state.apply(action)
         pairs += [(case, seat, movers) for seat in (0, 1) if seat in movers]
     return pairs
@@ -395,4 +395,4 @@ def test_reset_from_a_state_checks_it():
     start = JunqiState.from_pieces(FLAGS)
     jenv.reset(options={"state": start})
     jenv.step(jenv.to_env_action("player_0", move("J4", "J3")))
-    assert start.ply == 0 and jenv.game.ply == 1
+    assert start.ply == 0 and jenv.core_state.ply == 1

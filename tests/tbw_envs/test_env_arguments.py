@@ -55,7 +55,7 @@ def test_masked_sb3_vec_env_needs_at_least_one_env():
     pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed")
     from gymnasium import spaces
 
-    from agents.learning.sb3_vec import MaskedSB3VecEnv
+    from agents.training.sb3_vec import MaskedSB3VecEnv
 
     class NoGames:
         num_envs = 0

@@ -95,7 +95,7 @@ def test_human_mode_shows_frames_in_a_pygame_window(pygame_dummy, capsys, game):
     if game == "tbw":
         assert np.array_equal(shown[-1], render_rgb(env.unwrapped._state))
     else:
-        game_state = env.unwrapped.game
+        game_state = env.unwrapped.core_state
         assert np.array_equal(shown[-1], junqi_render.render_rgb(game_state.view(0)))
     env.close()
     assert pygame.display.get_surface() is None

@@ -378,7 +378,7 @@ def test_core_state_is_the_running_games_state_behind_every_layer(game):
     current = raw.core_state
     assert int(aec.last()[0]["action_mask"].sum()) == len(current.legal_actions())
     if game == "junqi":
-        assert raw.game is current
+        assert raw.core_state is current
     with pytest.raises(AttributeError):
         raw.core_state = first
     single_env_id, single_kwargs = SINGLE[game]

@@ -16,8 +16,8 @@ from tbw_envs.junqi import (
     load_rules,
     random_layout,
 )
-from tbw_envs.junqi.encoding import OBSERVATION_PLANES
 from tbw_envs.junqi.layout import DEPLOY_CELLS
+from tbw_envs.junqi.observation import OBSERVATION_PLANES
 from tests.helpers.junqi_games import FIRST, FIVE_QUIET, SECOND, deploy_both_armies, quiet_action
 
 LAYOUTS = {"player_0": "flag_left_mined", "player_1": "bombs_forward"}
@@ -51,10 +51,10 @@ def test_reset_is_seeded_and_takes_explicit_layouts():
     assert np.array_equal(env.state(), first)
     env.reset(options={"layouts": LAYOUTS})
     expected = JunqiState.initial(LAYOUTS)
-    assert env.game.pieces() == expected.pieces()
+    assert env.core_state.pieces() == expected.pieces()
     assert env.state_space.contains(env.state())
     env.reset(options={"rules": "jj"})
-    assert env.rules.name == "jj" and env.game.rules.name == "jj"
+    assert env.rules.name == "jj" and env.core_state.rules.name == "jj"
     with pytest.raises(ValueError, match="unknown Junqi rule set"):
         env.reset(options={"rules": "nope"})
     with pytest.raises(ValueError, match="deployment must be"):
@@ -73,11 +73,11 @@ def test_player_1_sees_its_side_at_the_bottom_and_acts_in_that_frame():
     assert obs1["observation"][flag_plane, 11, 1] == 1  # bottom row, column 1
     env.step(env.encode_action("G0", "F0"))  # player_0 is to act  # attack; whatever the result
     mask = env.observe("player_1")["action_mask"]
-    core = env.game.legal_actions()
+    core = env.core_state.legal_actions()
     assert {env.to_core_action("player_1", a) for a in np.flatnonzero(mask)} == set(core)
     for action in np.flatnonzero(mask):
         from_post, to_post = env.decode_action(int(action), "player_1")
-        assert env.game.owner[from_post] == 1
+        assert env.core_state.owner[from_post] == 1
         assert env.encode_action(from_post, to_post, "player_1") == action
     # Half a turn: player 1 stepping back from its front row (F0-E0) is, in its own frame, the
     # same action as player 0 stepping back from the mirrored post (G4-H4).
@@ -88,7 +88,7 @@ def test_illegal_actions():
     raw = junqi_v0.raw_env()
     raw.reset(seed=0)
     illegal = int(np.flatnonzero(raw.observe("player_0")["action_mask"] == 0)[0])
-    legal_count = len(raw.game.legal_actions())
+    legal_count = len(raw.core_state.legal_actions())
     with pytest.raises(ValueError, match=rf"illegal action {illegal} .*{legal_count} legal"):
         raw.step(illegal)
     wrapped = junqi_v0.env()
@@ -112,8 +112,9 @@ def test_random_games_through_the_env_end_with_rewards_for_both():
             core_action = agents[agent].act(env.view(agent))
             env.step(env.to_env_action(agent, core_action))
         assert sum(env.unwrapped.rewards.values()) == 0
-        outcomes.add(env.unwrapped.game.end_reason)
-        assert env.metadata["end_reasons"][info["end_reason"]] == env.unwrapped.game.end_reason
+        outcomes.add(env.unwrapped.core_state.end_reason)
+        reason = env.unwrapped.core_state.end_reason
+        assert env.metadata["end_reasons"][info["end_reason"]] == reason
     assert outcomes
 
 
@@ -143,8 +144,8 @@ def test_agent_deployment_reveals_nothing_to_the_opponent():
                 [mine.cells[c] for c in DEPLOY_CELLS],
             ]
             traces.append(_deploy_all(env, orders, "player_1"))
-            assert env.game.phase == "play"
-            assert env.game.pieces() == JunqiState.initial((their_layout, mine)).pieces()
+            assert env.core_state.phase == "play"
+            assert env.core_state.pieces() == JunqiState.initial((their_layout, mine)).pieces()
         for first, second in zip(*traces, strict=True):
             assert np.array_equal(first, second)
 
@@ -167,7 +168,7 @@ def test_bundled_layout_names_work_in_reset():
     env = junqi_v0.raw_env()
     env.reset(options={"layouts": {"player_0": load_layout("flag_right_mined"),
                                    "player_1": "flag_left_mined"}})  # fmt: skip
-    assert env.game.piece_at("L3") == (0, "flag")
+    assert env.core_state.piece_at("L3") == (0, "flag")
 
 
 def test_unknown_reset_options_warn_instead_of_vanishing():
@@ -180,9 +181,9 @@ def _env_ends_at_the_fifth_quiet_ply(env) -> bool:
     for _ in range(5):
         if any(env.terminations.values()):
             return False
-        game = env.game
+        game = env.core_state
         env.step(env.to_env_action(env.agent_selection, quiet_action(game)))
-    return all(env.terminations.values()) and env.game.end_reason == "no_collision_limit"
+    return all(env.terminations.values()) and env.core_state.end_reason == "no_collision_limit"
 
 
 @pytest.mark.mutation
@@ -195,14 +196,14 @@ def test_junqi_env_plays_under_its_rules_in_every_reset_path():
               {}]
     for kwargs in resets:
         env.reset(**kwargs)
-        assert env.rules == rules and env.game.rules == rules, kwargs
+        assert env.rules == rules and env.core_state.rules == rules, kwargs
         assert _env_ends_at_the_fifth_quiet_ply(env), kwargs
     deploying = junqi_v0.raw_env(rules=FIVE_QUIET, deployment="agents")
     for seed in (0, None):
         deploying.reset(seed=seed)
-        assert deploying.game.phase == "deploy" and deploying.game.rules == rules
-        deploy_both_armies(deploying.step, deploying.game)
-        assert deploying.rules == rules and deploying.game.rules == rules
+        assert deploying.core_state.phase == "deploy" and deploying.core_state.rules == rules
+        deploy_both_armies(deploying.step, deploying.core_state)
+        assert deploying.rules == rules and deploying.core_state.rules == rules
         assert _env_ends_at_the_fifth_quiet_ply(deploying)
     control = junqi_v0.raw_env()
     control.reset(options={"layouts": {"player_0": FIRST, "player_1": SECOND}})
@@ -217,7 +218,7 @@ def _deploy_trace(opponent_layout, own_layout, observer="player_0"):
         layouts = {"player_0": opponent_layout, "player_1": own_layout}
     counts = {"player_0": 0, "player_1": 0}
     trace = []
-    while env.game.phase == "deploy":
+    while env.core_state.phase == "deploy":
         agent = env.agent_selection
         kind = layouts[agent].cells[DEPLOY_CELLS[counts[agent]]]
         counts[agent] += 1
@@ -258,10 +259,10 @@ def test_audit_player_1_actions_are_the_half_turned_absolute_moves():
             assert action == (59 - a) * 60 + (59 - b)
             assert env.decode_action(action, "player_1") == (a, b)
             assert env.decode_action(env.encode_action(a, b, "player_0"), "player_0") == (a, b)
-    env.step(env.game.legal_actions()[0])
+    env.step(env.core_state.legal_actions()[0])
     mask = env.observe("player_1")["action_mask"]
     expected = np.zeros(3612, dtype=np.int8)
-    for action in env.game.legal_actions():
+    for action in env.core_state.legal_actions():
         f, t = divmod(action, 60)
         expected[(59 - f) * 60 + (59 - t)] = 1
     assert np.array_equal(mask, expected)
@@ -271,7 +272,7 @@ def test_audit_player_1_actions_are_the_half_turned_absolute_moves():
 def test_audit_error_messages():
     env = junqi_v0.raw_env()
     env.reset(seed=0)
-    legal = env.game.legal_actions()
+    legal = env.core_state.legal_actions()
     bad = next(a for a in range(3600) if a not in legal)
     with pytest.raises(ValueError, match=rf"illegal action {bad} .*{len(legal)} legal actions"):
         env.step(bad)
@@ -288,4 +289,4 @@ def test_audit_failed_reset_keeps_the_previous_rules():
     env.reset(seed=0)
     with pytest.raises(ValueError):
         env.reset(options={"rules": "jj", "layouts": {"player_0": "x", "player_1": "y"}})
-    assert env.rules.name == "ccgc" and env.game.rules.name == "ccgc"
+    assert env.rules.name == "ccgc" and env.core_state.rules.name == "ccgc"

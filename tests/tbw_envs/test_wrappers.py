@@ -262,7 +262,8 @@ def test_a_callable_opponent_is_called_with_its_observation_and_its_moves_are_pl
     for observation, mask in opponent.calls:
         assert isinstance(observation, np.ndarray) and observation.shape == shape
         assert mask.shape == (env.action_space.n,) and mask.any()
-    played = [r.from_post * NUM_POSTS + r.to_post for r in env.aec.game.history if r.player == 1]
+    history = env.aec.core_state.history
+    played = [r.from_post * NUM_POSTS + r.to_post for r in history if r.player == 1]
     assert played == [env.aec.to_core_action("player_1", a) for a in opponent.actions]
 
 

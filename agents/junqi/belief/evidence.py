@@ -22,8 +22,8 @@ from tbw_envs.junqi.pieces import (
     NUM_PIECE_TYPES,
     combat_table,
 )
-from tbw_envs.junqi.rules import JunqiRules
 from tbw_envs.junqi.state import FLAG_CAPTURED, PLAY, move_tables
+from tbw_envs.junqi.variant import JunqiRules
 
 NO_TOKEN = -1
 _TYPE_RANGE = range(NUM_PIECE_TYPES)

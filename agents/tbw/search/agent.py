@@ -144,7 +144,7 @@ class TurnPlanAgent:
         else:
             self._expected.apply(action)
         self._last_action = action
-        if self._expected.current_side != view.current_side or self._expected.is_terminal():
+        if self._expected.current_player != view.current_player or self._expected.is_terminal():
             self._pending = []
         return action
 
@@ -243,7 +243,7 @@ def _check_numba_usable(budget: Budget, who: str) -> None:
 
 def _same_state(a, b) -> bool:
     return (
-        a is not None and a.current_side == b.current_side and a.turn == b.turn
+        a is not None and a.current_player == b.current_player and a.turn == b.turn
         and a.hp == b.hp and a.pos == b.pos and a.acted == b.acted
         and a.scenario is b.scenario
     )

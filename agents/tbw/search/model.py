@@ -34,7 +34,7 @@ class TurnModel:
         sc = state.scenario
         self.state = state
         self.scenario = sc
-        self.side = side = state.current_side
+        self.side = side = state.current_player
         self.ready: list[int] = state.ready_units()
         self.n = n = len(self.ready)
         self.start = [state.pos[u] for u in self.ready]

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from agents.common import params
-from agents.junqi import GreedyEvalAgent, ISMCTSAgent, MCTSAgent, SearchBudget, UCBMCTSAgent
+from agents.junqi import GreedyAgent as JunqiGreedyAgent
+from agents.junqi import ISMCTSAgent, MCTSAgent, SearchBudget, UCBMCTSAgent
 from agents.random_agent import RandomAgent
 from agents.registry import (
     make_agent,
@@ -25,7 +26,7 @@ from tests.helpers.errors import BAD_SEEDS, raises_naming
 
 pytestmark = pytest.mark.input_contract
 
-AGENT_CLASSES = [RandomAgent, GreedyAgent, OEPAgent, TBWTreeAgent, GreedyEvalAgent, MCTSAgent,
+AGENT_CLASSES = [RandomAgent, GreedyAgent, OEPAgent, TBWTreeAgent, JunqiGreedyAgent, MCTSAgent,
                  UCBMCTSAgent, ISMCTSAgent]
 
 
@@ -75,8 +76,8 @@ BAD_ARGUMENTS = [
     (MCTSAgent, {"rollout_limit": "200"}, TypeError, ["rollout_limit", "'200'"]),
     (UCBMCTSAgent, {"iterations": 10**7}, ValueError, ["iterations", "10000000"]),
     (UCBMCTSAgent, {"weights": 3}, TypeError, ["weights", "3"]),
-    (GreedyEvalAgent, {"weights": ["x"] * 10**6}, TypeError, ["weights", "'x'"]),
-    (GreedyEvalAgent, {"belief": "psychic"}, ValueError, ["belief", "psychic"]),
+    (JunqiGreedyAgent, {"weights": ["x"] * 10**6}, TypeError, ["weights", "'x'"]),
+    (JunqiGreedyAgent, {"belief": "psychic"}, ValueError, ["belief", "psychic"]),
     (ISMCTSAgent, {"layout": ["heuristic"]}, TypeError, ["layout", "heuristic"]),
     (TBWSearchAgent, {"kernel": "foo"}, ValueError, ["kernel", "foo"]),
     (TBWSearchAgent, {"evaluate": "foo"}, TypeError, ["evaluate", "foo"]),

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from agents.junqi import (
-    GreedyEvalAgent,
+    GreedyAgent,
     ISMCTSAgent,
     MCTSAgent,
     UCBMCTSAgent,
@@ -19,7 +19,7 @@ from tests.helpers.junqi_games import midgame_states
 
 # ---------------------------------------------------------------------------------- agents
 AGENT_MAKERS = {
-    "greedy": lambda seed: GreedyEvalAgent(seed=seed),
+    "greedy": lambda seed: GreedyAgent(seed=seed),
     "mcts": lambda seed: MCTSAgent(iterations=30, seed=seed),
     "ucbmcts": lambda seed: UCBMCTSAgent(iterations=60, seed=seed),
     "ismcts": lambda seed: ISMCTSAgent(iterations=60, seed=seed),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from agents.junqi import (
-    GreedyEvalAgent,
+    GreedyAgent,
     heuristic_layout,
 )
 from tbw_envs.junqi import parse_post, validate_layout
@@ -36,8 +36,8 @@ def test_agents_deploy_their_layout_in_the_environments_deployment_phase():
 
     env = junqi_v0.raw_env(deployment="agents")
     env.reset(seed=0)
-    agents = {"player_0": GreedyEvalAgent(seed=1, layout="heuristic"),
-              "player_1": GreedyEvalAgent(seed=2)}
+    agents = {"player_0": GreedyAgent(seed=1, layout="heuristic"),
+              "player_1": GreedyAgent(seed=2)}
     assert hasattr(agents["player_0"], "layout") and not hasattr(agents["player_1"], "layout")
     plies = 0
     for name in env.agent_iter():

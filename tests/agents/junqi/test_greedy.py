@@ -4,7 +4,7 @@ and with UCB&MCTS it beats random play."""
 from __future__ import annotations
 
 from agents.junqi import (
-    GreedyEvalAgent,
+    GreedyAgent,
     UCBMCTSAgent,
 )
 from tbw_envs.junqi import JunqiState
@@ -16,14 +16,14 @@ def test_greedy_takes_a_sure_win_and_an_unguarded_flag():
         {"B1": (0, "engineer"), "A1": (1, "flag"), "L1": (0, "flag"), "C0": (1, "colonel")},
         revealed_flags=(1,),
     )
-    assert GreedyEvalAgent(seed=0).act(state.view(0)) == state.encode_action("B1", "A1")
+    assert GreedyAgent(seed=0).act(state.view(0)) == state.encode_action("B1", "A1")
 
 
 def test_greedy_and_ucbmcts_beat_random():
     from agents.arena import junqi_game, run_match
     from agents.random_agent import RandomAgent
 
-    result = run_match(junqi_game("ccgc"), GreedyEvalAgent(seed=0), RandomAgent(1), games=6)
+    result = run_match(junqi_game("ccgc"), GreedyAgent(seed=0), RandomAgent(1), games=6)
     assert result.score("greedy")["wins"] >= 5
     result = run_match(junqi_game("ccgc"), UCBMCTSAgent(iterations=40, seed=0), RandomAgent(1),
                        games=4)

@@ -14,7 +14,7 @@ import agents.junqi.mcts as mcts
 from agents.common.budget import Deadline
 from agents.junqi import (
     FEATURE_NAMES,
-    GreedyEvalAgent,
+    GreedyAgent,
     ISMCTSAgent,
     MCTSAgent,
     UCBMCTSAgent,
@@ -249,7 +249,7 @@ def test_ismcts_with_an_overwhelming_evaluation_prior_plays_the_greedy_move():
     for state in midgame_states(12, seed=11):
         view = state.view(state.current_player)
         actions = view.legal_actions()
-        greedy = GreedyEvalAgent(weights="tuned", seed=0)
+        greedy = GreedyAgent(weights="tuned", seed=0)
         context = greedy.evaluation.context(view, make_belief("count", view))
         scores = sorted(context.scores(actions), reverse=True)
         if len(scores) < 2 or scores[0] - scores[1] < 1e-6:
@@ -292,7 +292,7 @@ def test_search_agents_reject_bad_parameters():
     with pytest.raises(ValueError, match="unknown belief"):
         ISMCTSAgent(belief="psychic")
     with pytest.raises(ValueError, match="unknown layout policy"):
-        GreedyEvalAgent(layout="fortress")
+        GreedyAgent(layout="fortress")
 
 
 def test_a_root_prior_selects_the_root_by_puct():

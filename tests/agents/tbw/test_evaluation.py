@@ -158,7 +158,7 @@ def test_the_decomposition_equals_the_evaluation_through_whole_turns_for_any_wei
     ended = 0
     for seed in range(80):
         root = random_state(seed)
-        side = root.current_side
+        side = root.current_player
         evaluation = random_weights(rng)
         at_root = evaluation.decompose(root, side)
         for _ in range(2):
@@ -166,7 +166,7 @@ def test_the_decomposition_equals_the_evaluation_through_whole_turns_for_any_wei
             while True:
                 assert close(at_root.value(state), evaluation(state, side)), seed
                 assert_linear(evaluation, state, side)
-                if state.is_terminal() or state.current_side != side:
+                if state.is_terminal() or state.current_player != side:
                     ended += state.is_terminal()
                     break
                 actions = state.legal_actions()
@@ -186,7 +186,7 @@ def test_exact_with_non_default_weights_equals_algorithm_5s_optimum():
         exact = plan_turn(state, "exact", evaluate=evaluation)
         assert close(exact.value, alg5.value), seed
         for result in (alg5, exact):
-            assert close(evaluation(replay(state, result.actions), state.current_side),
+            assert close(evaluation(replay(state, result.actions), state.current_player),
                          result.value), seed
         differ += exact.actions != plan_turn(state, "exact").actions
     assert differ > 5  # the weights do change the plans, so the check means something
@@ -215,8 +215,8 @@ def test_weights_default_plays_exactly_as_the_plain_agent():
             continue
         plain = make_agent("exact", game="tbw")
         named = make_agent("exact:weights=default", game="tbw")
-        assert plain.act(state.view(state.current_side)) == named.act(
-            state.view(state.current_side))
+        assert plain.act(state.view(state.current_player)) == named.act(
+            state.view(state.current_player))
 
 
 def test_search_agents_load_weights_by_name_or_path(tmp_path):

@@ -66,9 +66,9 @@ def test_every_action_the_agent_returns_is_legal(name):
         state = random_game_state(name, rng)
         if state.is_terminal():
             continue
-        side = state.current_side
+        side = state.current_player
         agent.reset(rng.randrange(1000))
-        while not state.is_terminal() and state.current_side == side:
+        while not state.is_terminal() and state.current_player == side:
             action = agent.act(state.clone())
             assert state.is_legal(action), state.describe_action(action)
             state.apply(action)
@@ -107,7 +107,7 @@ def _side_one_to_move():
     state = TBWState.initial(load_scenario("open_solo_4"))
     for _ in range(4):
         state.apply(state.legal_actions()[0])
-    assert state.current_side == 1 and not state.ready_units()
+    assert state.current_player == 1 and not state.ready_units()
     return state
 
 
@@ -158,7 +158,7 @@ def _check_replay_against_the_core(problem: TurnProblem, genome: Genome) -> None
                 assert target == wanted_target
         state.apply(chosen)
     # the plan ends with the turn (or the game)
-    assert state.is_terminal() or state.current_side != problem.side
+    assert state.is_terminal() or state.current_player != problem.side
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -235,8 +235,8 @@ def test_plan_value_is_its_evaluation_and_never_below_the_seeds(name):
         assert {"greedy", "idle"} <= set(result.seed_values)
         assert result.value >= max(result.seed_values.values())
         end = replay(state, result.actions)
-        assert end.is_terminal() or end.current_side != state.current_side
-        assert close(result.value, evaluate(end, state.current_side))
+        assert end.is_terminal() or end.current_player != state.current_player
+        assert close(result.value, evaluate(end, state.current_player))
 
 
 @pytest.mark.parametrize("name", ["duel_5v5_8x8", "fire_emblem_5v5", "battle_10v10_16x16"])

@@ -45,7 +45,7 @@ def test_alg2_alg5_exact_agree_on_random_states(topology):
         assert alg2.ops1 >= alg5.ops1
         for result in (alg5, exact):
             final = replay(state, result.actions)
-            assert close(DefaultEvaluation()(final, state.current_side), result.value), seed
+            assert close(DefaultEvaluation()(final, state.current_player), result.value), seed
 
 
 def test_exact_with_kills_that_open_tiles():

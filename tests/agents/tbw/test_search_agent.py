@@ -79,7 +79,7 @@ def test_one_argument_evaluation_scores_for_the_side_that_moved():
 
     for seed in range(6):
         state = random_state(seed)
-        side = state.current_side
+        side = state.current_player
         calls.clear()
         result = plan_turn(state, "alg5", evaluate=one_arg, kernel="python")
         reference = plan_turn(state, "alg5", evaluate=lambda s, who: float(two_arg(s, who)),
@@ -99,8 +99,8 @@ def test_agent_budget_bounds_a_hard_big_map_turn():
         TBWSearchAgent(budget="fast")
     state = TBWState.initial(load_scenario("battle_10v10_16x16"))
     greedy = GreedyAgent(0)
-    while not (state.turn == 2 and state.current_side == 1):
-        state.apply(greedy.act(state.view(state.current_side)))
+    while not (state.turn == 2 and state.current_player == 1):
+        state.apply(greedy.act(state.view(state.current_player)))
     agent = TBWSearchAgent("exact", budget=20_000)
     action = agent.act(state.view(1))
     assert action in state.legal_actions()

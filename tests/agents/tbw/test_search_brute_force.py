@@ -78,14 +78,14 @@ def audit_state(seed: int):
     rng = random.Random(seed * 7919 + 1)
     state = TBWState.initial(parse_scenario(audit_scenario(seed)))
     if rng.random() < 0.4:
-        side = state.current_side
+        side = state.current_player
         for _ in range(rng.randint(1, 2)):
             actions = state.legal_actions()[:-1]
             if not actions:
                 break
             nxt = state.clone()
             nxt.apply(rng.choice(actions))
-            if nxt.is_terminal() or nxt.current_side != side:
+            if nxt.is_terminal() or nxt.current_player != side:
                 break
             state = nxt
     return state
@@ -94,11 +94,11 @@ def audit_state(seed: int):
 def brute_force(state, evaluate) -> float:
     """The best evaluation over every legal continuation of the turn, through the game core
     itself (its legal actions, END_TURN included), memoised on the state."""
-    side = state.current_side
+    side = state.current_player
     memo: dict = {}
 
     def best(s) -> float:
-        if s.is_terminal() or s.current_side != side:
+        if s.is_terminal() or s.current_player != side:
             return evaluate(s, side)
         key = (tuple(s.pos), tuple(s.hp), tuple(s.acted))
         if key not in memo:
@@ -151,7 +151,7 @@ def check_exact_against_brute_force(seed: int) -> None:
         assert close(alg5.value, truth), (seed, name, alg5.value, truth)
         for result in (alg5, exact):
             end = replay(state, result.actions)
-            assert close(reference(end, state.current_side), result.value), (seed, name)
+            assert close(reference(end, state.current_player), result.value), (seed, name)
 
 
 def test_exact_and_alg5_equal_the_cores_brute_force():
@@ -258,7 +258,7 @@ def check_decomposition(seed: int) -> int:
     root = audit_state(seed)
     rng = random.Random(seed)
     bonus = tuple(rng.random() for _ in range(root.scenario.board.size))
-    side = root.current_side
+    side = root.current_player
     ended = 0
     for w in (DefaultEvaluation(), DefaultEvaluation(tile_bonus=bonus, position_weight=0.3)):
         at_root = w.decompose(root, side)
@@ -268,7 +268,7 @@ def check_decomposition(seed: int) -> int:
                 assert close(at_root.value(s), w(s, side)), seed
                 for who in (0, 1):
                     assert close(w(s, who), default_evaluation_by_hand(s, who, w)), seed
-                if s.is_terminal() or s.current_side != side:
+                if s.is_terminal() or s.current_player != side:
                     ended += s.is_terminal()
                     break
                 actions = s.legal_actions()
@@ -287,7 +287,7 @@ def test_decomposition_sweep():
 
 def check_budgets(seed: int) -> None:
     state = audit_state(seed)
-    side = state.current_side
+    side = state.current_player
     for name, evaluate, reference in evaluations(seed, state):
         for algorithm in ("alg2", "alg5", "exact"):
             for budget in (1, 20, 1e-6):
@@ -295,7 +295,7 @@ def check_budgets(seed: int) -> None:
                 if isinstance(budget, int):
                     assert result.ops1 <= budget, (seed, name, algorithm)
                 end = replay(state, result.actions)
-                assert end.is_terminal() or end.current_side != side or not result.actions
+                assert end.is_terminal() or end.current_player != side or not result.actions
                 assert close(reference(end, side), result.value), (seed, name, algorithm)
 
 

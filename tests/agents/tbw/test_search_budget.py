@@ -109,7 +109,7 @@ def test_exact_honours_a_time_budget_in_the_assignment_phase(monkeypatch):
         assert result.ops1 == (CLOCK_CHECK_EVERY if isinstance(budget, float) else budget)
         assert bounds_paid_for(bounds[0], result, units=7), (budget, bounds[0], result.ops1)
         end = replay(state, result.actions)
-        assert end.current_side == 1  # a whole turn: every unit acted
+        assert end.current_player == 1  # a whole turn: every unit acted
         assert close(result.value, ev(end, 0))
         # The fallback is not "stay put": at least the obvious attacks are made.
         assert sum(50 - end.hp[e] for e in state.scenario.side_units[1]) >= 5
@@ -184,7 +184,7 @@ def test_budget_too_small_for_a_whole_plan_still_gives_a_scored_legal_plan(algor
         result = plan_turn(state, algorithm, budget=2, kernel=kernel)
         assert not result.complete and result.ops1 <= 2
         end = replay(state, result.actions)
-        assert end.current_side == 1
+        assert end.current_player == 1
         assert math.isfinite(result.value) and close(result.value, ev(end, 0))
 
 

@@ -54,7 +54,7 @@ def _states(count: int):
 @pytest.mark.parametrize("seed", range(12))
 def test_shaped_decomposition_equals_shaped_evaluation(seed):
     state = random_state(seed)
-    side = state.current_side
+    side = state.current_player
     plain = EVAL(state, side)
     for shaped in (
         ShapedEvaluation(EVAL, forbidden={tuple(state.hp)}),
@@ -89,7 +89,7 @@ def test_exact_solver_is_exact_for_shaped_evaluations(seed):
         assert exact.complete and enumerated.complete
         assert math.isclose(exact.value, enumerated.value, rel_tol=1e-12, abs_tol=1e-6)
         end = replay(state, exact.actions)
-        assert math.isclose(shaped(end, state.current_side), exact.value, rel_tol=1e-12,
+        assert math.isclose(shaped(end, state.current_player), exact.value, rel_tol=1e-12,
                             abs_tol=1e-6)
 
 
@@ -100,9 +100,9 @@ def test_shaping_needs_a_decomposable_evaluation_to_decompose():
     shaped = ShapedEvaluation(plain, advance=1.0)
     assert not shaped.decomposable
     state = random_state(0)
-    assert decomposition_of(shaped, state, state.current_side) is None
+    assert decomposition_of(shaped, state, state.current_player) is None
     with pytest.raises(TypeError, match="no decomposition"):
-        shaped.decompose(state, state.current_side)
+        shaped.decompose(state, state.current_player)
 
 
 # ------------------------------------------------------------------ children
@@ -113,7 +113,7 @@ def test_first_child_is_the_single_turn_agents_plan():
         search = TurnTreeSearch(state, seconds=None)
         first = search.plans(state, 1)[0]
         assert list(first.actions) == plan_turn(state, "exact").actions
-        assert first.recipe == "best" and first.side == state.current_side
+        assert first.recipe == "best" and first.side == state.current_player
         assert state_key(first.end) == state_key(replay(state, first.actions))
 
 
@@ -122,7 +122,7 @@ def test_other_children_are_the_best_plans_with_new_hp_outcomes(seed):
     state = random_state(seed)
     if state.is_terminal() or not state.ready_units():
         pytest.skip("nothing to plan")
-    side = state.current_side
+    side = state.current_player
     search = TurnTreeSearch(state, seconds=None, recipes=["best", "other", "other", "other"])
     plans = search.plans(state, 4)
     outcomes = [tuple(p.end.hp) for p in plans]
@@ -139,7 +139,7 @@ def test_other_children_are_the_best_plans_with_new_hp_outcomes(seed):
 
 def test_posture_children_advance_and_retreat():
     state = _midgame("fire_emblem_5v5", 0)  # armies 6 rows apart, nobody in reach yet
-    side = state.current_side
+    side = state.current_player
     search = TurnTreeSearch(state, seconds=None,
                             recipes=["best", "advance:10", "retreat:10"])
     best, advance, retreat = search.plans(state, 3)
@@ -186,7 +186,7 @@ def _minimax(search, state, turns):
         return search._terminal(state)
     if turns <= 1:
         return search._plan_value(search.plans(state, 1)[0])
-    mine = state.current_side == search.me
+    mine = state.current_player == search.me
     plans = search.plans(state, search.inner_width if mine else search.replies)
     values = [_minimax(search, p.end, turns - 1) for p in plans]
     return max(values) if mine else min(values)
@@ -241,12 +241,12 @@ def test_an_immediate_win_is_taken_and_scored_as_a_win():
 def _realised(state, actions):
     """Play ``actions``, then the single-turn agent's reply, then our single-turn plan: our
     evaluation at the end (the game's result if it ended)."""
-    me = state.current_side
+    me = state.current_player
     state = replay(state, actions)
     if not state.is_terminal():
         reply = TBWSearchAgent("exact")
-        while not state.is_terminal() and state.current_side != me:
-            state.apply(reply.act(state.view(state.current_side)))
+        while not state.is_terminal() and state.current_player != me:
+            state.apply(reply.act(state.view(state.current_player)))
     if state.is_terminal():
         return 0.0 if state.winner is None else (WIN if state.winner == me else -WIN)
     return plan_turn(state, "exact").value
@@ -269,8 +269,8 @@ def test_depth_three_sees_the_reply_a_single_turn_agent_plays(scenario, plies):
         seen_better += _realised(state, deep.actions) > _realised(state, shallow) + 1e-6
         agent = TBWSearchAgent("exact")
         for _ in range(2):  # our turn and theirs, by the single-turn agent
-            side = state.current_side
-            while not state.is_terminal() and state.current_side == side:
+            side = state.current_player
+            while not state.is_terminal() and state.current_player == side:
                 state.apply(agent.act(state.view(side)))
     assert seen_better >= 1
 
@@ -334,7 +334,7 @@ def test_tolerance_prefers_the_most_advanced_plan_among_near_equals():
     search = TurnTreeSearch(state, seconds=None, depth=3)
     from agents.tbw.tree import _spread
 
-    spreads = {p.actions: _spread(p.end, state.current_side) for p in search.plans(state, 8)}
+    spreads = {p.actions: _spread(p.end, state.current_player) for p in search.plans(state, 8)}
     assert spreads[tuple(tolerant.actions)] == min(spreads.values())
     assert tolerant.value <= plain.value + 1e-9
 
@@ -375,15 +375,15 @@ def test_the_agent_plans_once_per_turn_and_replans_on_a_different_view():
     state = _midgame("duel_5v5_8x8", 20)
     agent = TBWTreeAgent(seconds=None, solves=10)
     agent.reset(0)
-    side = state.current_side
+    side = state.current_player
     first = agent.act(state.view(side))
     assert len(agent.history) == 1
     state.apply(first)
-    if state.current_side == side and not state.is_terminal():
+    if state.current_player == side and not state.is_terminal():
         agent.act(state.view(side))
         assert len(agent.history) == 1  # the plan's next action, no new search
     other = _midgame("duel_5v5_8x8", 40)
-    agent.act(other.view(other.current_side))  # a view the plan did not expect
+    agent.act(other.view(other.current_player))  # a view the plan did not expect
     assert len(agent.history) == 2
 
 

@@ -1,6 +1,6 @@
 """The one YAML loader (``tbw_envs.core.yaml_loader``) and the two schemas that use it: each hostile
 or broken file is refused with an error that names the file and the problem. The rule sets' own
-limits and caches are in tests/tbw_envs/junqi/test_rules.py."""
+limits and caches are in tests/tbw_envs/junqi/test_variant.py."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from tbw_envs.core.yaml_loader import (
     parse_yaml,
 )
 from tbw_envs.junqi import load_layout, load_rules
-from tbw_envs.junqi.rules import RulesError
+from tbw_envs.junqi.variant import RulesError
 from tbw_envs.tbw import ScenarioError, load_scenario
 from tests.helpers.fuzz import FUZZ
 

@@ -12,7 +12,7 @@ import pytest
 
 from tbw_envs.core.errors import IllegalActionError
 from tbw_envs.junqi import JunqiState
-from tbw_envs.junqi.moves import EMPTY
+from tbw_envs.junqi.rules import EMPTY
 from tests.helpers.junqi_fast_reference import apply_move_reference, determinize_reference
 
 RULE_SETS = ("ccgc", "house", "jj", "qq")

@@ -1,158 +1,164 @@
-"""Junqi rule sets (``tbw_envs.junqi.rules``): loaded by name, path or dict, every option
-documented in ccgc.yaml, each bad value named with its source and field, limits and types,
-edited files read again and the move-table cache bounded."""
+"""Move generation (``tbw_envs.junqi.rules``) against independent references built from the
+rules: the naive search of ``tests/helpers/junqi_reference.py`` and a hand-listed board."""
 
 from __future__ import annotations
 
-import os
 import random
-import time
-from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from tbw_envs.core.configs_path import configs_dir
 from tbw_envs.junqi import (
-    JunqiRules,
     JunqiState,
-    available_rule_sets,
-    load_rules,
+    parse_post,
 )
-from tbw_envs.junqi.rules import RulesError
-from tests.helpers.fuzz import FUZZ, values
+from tests.helpers.junqi_hand import CAMP_NAMES, HAND_LINKS, HQ_NAMES, ROWS
+from tests.helpers.junqi_reference import reference_destinations
 
 
-def test_rule_sets_load_by_name_path_and_dict():
-    assert {"ccgc", "jj", "qq"} <= set(available_rule_sets())
-    ccgc = load_rules("ccgc")
-    assert ccgc == JunqiRules(name="ccgc", description=ccgc.description)
-    assert load_rules(configs_dir() / "junqi" / "jj.yaml") == load_rules("jj")
-    assert load_rules(str(configs_dir() / "junqi" / "qq.yaml")).total_ply_limit == 400
-    custom = load_rules({"ply_cap": 50})
-    assert custom.ply_cap == 50 and custom.no_collision_limit == 31 and custom.name == "custom"
-    assert load_rules(ccgc) is ccgc and load_rules(None) == ccgc
-    for name in available_rule_sets():
-        assert load_rules(name).name == name
+# ---------------------------------------------------------------- against the naive reference
+def _random_sparse_position(rand):
+    import random as _random  # noqa: F401  (rand is a random.Random)
+
+    from tbw_envs.junqi import JunqiState
+
+    posts = rand.sample(range(60), rand.randint(4, 40))
+    pieces = {}
+    for post in posts:
+        pieces[post] = (rand.randrange(2), rand.randrange(12))
+    return JunqiState.from_pieces(pieces, to_move=rand.randrange(2))
 
 
-def test_every_option_of_the_dataclass_is_documented_in_ccgc_yaml():
-    import yaml
+def test_move_generation_matches_reference_on_random_positions():
+    import random
 
-    data = yaml.safe_load((configs_dir() / "junqi" / "ccgc.yaml").read_text())
-    fields = set(JunqiRules.__dataclass_fields__)
-    assert set(data) == fields
-    assert JunqiRules(**data) == load_rules("ccgc")
+    from tbw_envs.junqi import JunqiState
 
-
-@pytest.mark.parametrize(
-    "data, message",
-    [
-        ({"ply_limit": 3}, "unknown field 'ply_limit'"),
-        ({"ply_cap": 0}, "field 'ply_cap': must be a positive integer"),
-        ({"ply_cap": "many"}, "field 'ply_cap'"),
-        ({"no_collision_limit": -5}, "positive integer or null"),
-        ({"mine_vs_attacker": "explodes"}, "must be one of mine_stays, both_removed"),
-        ({"headquarters_lock": "yes"}, "must be true or false"),
-        ({"no_collision_result": "lose"}, "side_to_move_loses, draw"),
-    ],
-)
-def test_rule_validation_names_source_field_and_problem(data, message):
-    with pytest.raises(ValueError, match=message):
-        load_rules(data)
-
-
-def test_rule_file_errors_name_the_file(tmp_path):
-    bad = tmp_path / "bad.yaml"
-    bad.write_text("ply_cap: 0\n")
-    with pytest.raises(ValueError, match=r"bad\.yaml: field 'ply_cap'"):
-        load_rules(bad)
-    listing = tmp_path / "list.yaml"
-    listing.write_text("- 1\n- 2\n")
-    with pytest.raises(ValueError, match=r"list\.yaml: top level must be a mapping"):
-        load_rules(listing)
-    with pytest.raises(ValueError, match="does not exist"):
-        load_rules(tmp_path / "missing.yaml")
-    with pytest.raises(ValueError, match="rules must be"):
-        load_rules(3.5)
+    rand = random.Random(2024)
+    states = [_random_sparse_position(rand) for _ in range(300)]
+    for seed in range(40):
+        state = JunqiState.random_initial(seed)
+        for _ in range(rand.randrange(0, 150)):
+            if state.is_terminal():
+                break
+            actions = state.legal_actions()
+            state.apply(actions[rand.randrange(len(actions))])
+        states.append(state)
+    checked = 0
+    for state in states:
+        for post in range(60):
+            expected = reference_destinations(state.owner, state.kind, post)
+            assert set(state.destinations(post)) == expected, (post, state.pieces())
+            checked += bool(expected)
+        if not state.is_terminal():
+            player = state.current_player
+            expected_actions = {
+                post * 60 + target
+                for post in range(60)
+                if state.owner[post] == player
+                for target in reference_destinations(state.owner, state.kind, post)
+            }
+            assert set(state.legal_actions()) == expected_actions
+            assert len(state.legal_actions()) == len(expected_actions)  # no duplicates
+    assert checked > 2000
 
 
-def write(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return path
+# -------------------------------------------------------- against the rules text, listed by hand
+_RAIL = {}
+_ANY = {}
 
 
-def test_an_edited_rules_file_is_read_again(tmp_path):
-    path = write(tmp_path, "house.yaml", "ply_cap: 100\n")
-    assert load_rules(path).ply_cap == 100
-    assert load_rules(str(path)) is load_rules(path)  # cached while the file is unchanged
-    path.write_text("ply_cap: 250\n", encoding="utf-8")  # the same size
-    # Filesystems with coarse timestamps may not move mtime within a test; make sure it moves.
-    os.utime(path, ns=(time.time_ns(), time.time_ns() + 10**9))
-    assert load_rules(path).ply_cap == 250
-    path.unlink()
-    write(tmp_path, "house.yaml", "ply_cap: 300\n")  # replaced: a new inode
-    assert load_rules(str(path)).ply_cap == 300
+for _pair, _kind in HAND_LINKS.items():
+    _a, _b = (parse_post(x) for x in _pair)
+    for _x, _y in ((_a, _b), (_b, _a)):
+        _ANY.setdefault(_x, set()).add(_y)
+        if _kind == "rail":
+            _RAIL.setdefault(_x, set()).add(_y)
 
 
-def test_rule_set_table_cache_is_bounded():
-    from tbw_envs.junqi.state import move_tables
-
-    limit = move_tables.cache_info().maxsize
-    assert limit is not None
-    for i in range(limit + 20):
-        JunqiState(JunqiRules(name=f"variant {i}", description=f"built on the fly {i}"))
-    assert move_tables.cache_info().currsize <= limit
+_CAMPS = {parse_post(x) for x in CAMP_NAMES}
+_HQS = {parse_post(x) for x in HQ_NAMES}
 
 
-@pytest.mark.parametrize(
-    "text, message",
-    [
-        ("description: " + "x" * 5000 + "\n", "field 'description': at most 4000 characters"),
-        ("name: " + "n" * 200 + "\n", "field 'name': at most 100 characters"),
-        ("ply_cap: 10000000\n", "field 'ply_cap': must be a positive integer (at most 1000000)"),
-        ("mine_vs_attacker: [mine_stays]\n", "field 'mine_vs_attacker': must be one of"),
-        ("ply_cap: true\n", "field 'ply_cap': must be a positive integer"),
-        ("7: draw\n", "unknown field 7"),
-    ],
-)
-def test_rules_limits_and_types(tmp_path, text, message):
-    with pytest.raises(RulesError) as info:
-        load_rules(write(tmp_path, "limits.yaml", text))
-    assert "limits.yaml" in str(info.value) and message in str(info.value)
+def _reference_moves(owner, kind, player, house=False):
+    """Legal moves under CCGC (or the house rules: pieces may leave a headquarters, and
+    non-engineers may turn on the railroad but move at most 3 posts), from the rules text."""
+    moves = set()
 
+    def open_to(target):
+        return owner[target] is None or (owner[target] != player and target not in _CAMPS)
 
-def test_rules_accept_numpy_integers_as_plain_ints():
-    import numpy as np
-
-    rules = load_rules({"ply_cap": np.int64(80)})
-    assert rules.ply_cap == 80 and type(rules.ply_cap) is int
-    assert JunqiRules(ply_cap=np.int32(90)).ply_cap == 90
-
-
-RULE_FIELDS = list(JunqiRules.__dataclass_fields__)
-
-
-@FUZZ
-@given(st.dictionaries(st.sampled_from(RULE_FIELDS) | st.text(max_size=5), values, max_size=4))
-def test_rule_dicts_load_or_raise_rules_error(data):
-    try:
-        rules = load_rules(data)
-    except RulesError:
-        return
-    state = JunqiState.random_initial(0, rules)
-    rand = random.Random(0)
-    for _ in range(20):
-        if state.is_terminal():
-            break
-        state.apply(rand.choice(state.legal_actions()))
+    for post in range(60):
+        if owner[post] != player or kind[post] in ("mine", "flag") or post in _HQS and not house:
+            continue
+        for target in _ANY.get(post, ()):
+            if open_to(target):
+                moves.add((post, target))
+        if kind[post] == "engineer" or house:
+            # Every rail route through empty posts (at most 3 links for a house non-engineer).
+            limit = 60 if kind[post] == "engineer" else 3
+            frontier, depth = {post}, 0
+            while frontier and depth < limit:
+                depth += 1
+                reached = set()
+                for here in frontier:
+                    for target in _RAIL.get(here, ()):
+                        if target == post or owner[target] == player:
+                            continue
+                        moves.add((post, target))
+                        if owner[target] is None:
+                            reached.add(target)
+                frontier = reached
+        else:
+            r0, c0 = divmod(post, 5)
+            for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                here = post
+                while True:
+                    r, c = divmod(here, 5)
+                    r, c = r + dr, c + dc
+                    if not (0 <= r < 12 and 0 <= c < 5) or r * 5 + c not in _RAIL.get(here, ()):
+                        break
+                    here = r * 5 + c
+                    if owner[here] is None:
+                        moves.add((post, here))
+                        continue
+                    if owner[here] != player:
+                        moves.add((post, here))
+                    break
+    return moves
 
 
 @pytest.mark.audit
-def test_audit_rule_objects_are_validated_when_built_directly():
-    with pytest.raises(ValueError, match="no_collision_limit"):
-        JunqiRules(no_collision_limit=0)
-    with pytest.raises(ValueError, match="mine_vs_attacker"):
-        JunqiRules(mine_vs_attacker="explode")
+@pytest.mark.parametrize("rules", ["ccgc", "house"])
+def test_audit_move_generation_matches_an_independent_reference(rules):
+    rand = random.Random(2024)
+    mobile = ["marshal", "captain", "engineer", "engineer", "bomb", "lieutenant"]
+    for _ in range(300):
+        pieces = {}
+        for post in rand.sample(range(60), rand.randrange(4, 30)):
+            kind = rand.choice(mobile + ["mine", "flag"])
+            pieces[post] = (rand.randrange(2), kind)
+        state = JunqiState.from_pieces(pieces, to_move=rand.randrange(2), rules=rules)
+        owner = [pieces[q][0] if q in pieces else None for q in range(60)]
+        kinds = [pieces[q][1] if q in pieces else None for q in range(60)]
+        for player in (0, 1):
+            got = {divmod(a, 60) for a in state._moves.legal_moves(state.owner, state.kind, player)}
+            assert got == _reference_moves(owner, kinds, player, rules == "house"), (pieces, player)
+
+
+@pytest.mark.audit
+def test_audit_straight_slides_never_turn_and_cross_the_front():
+    home = {"L1": (0, "flag"), "A1": (1, "flag")}
+
+    def dests(post, piece):
+        state = JunqiState.from_pieces({**home, post: (0, piece)})
+        return {f"{ROWS[d // 5]}{d % 5}" for d in state.destinations(post)}
+
+    # Along row B and on down column 0 would be a turn at B0: not for a colonel.
+    assert dests("B1", "colonel") == {"A1", "B0", "B2", "B3", "B4", "C1"}
+    # G0 straight up column 0 through F0 to B0 (the front crossing in column 0 is railroad).
+    assert {"F0", "E0", "D0", "C0", "B0"} <= dests("G0", "colonel")
+    assert "A0" not in dests("G0", "colonel")  # B0-A0 is road
+    assert dests("F2", "colonel") == {"E1", "E2", "E3", "F0", "F1", "F3", "F4", "G2"}
+    assert dests("G1", "colonel") == {"G0", "G2", "G3", "G4", "H1"}  # mountain above G1
+    # An engineer turns: from G1 it reaches F1 through G2-F2.
+    assert "F1" in dests("G1", "engineer") and "B1" in dests("G1", "engineer")

@@ -18,7 +18,7 @@ from tbw_envs.junqi import (
     parse_post,
     post_name,
 )
-from tbw_envs.junqi.encoding import OBSERVATION_PLANES, observation_planes
+from tbw_envs.junqi.observation import OBSERVATION_PLANES, observation_planes
 from tests.helpers.junqi_games import FIRST, FIVE_QUIET, SECOND, deploy_both_armies, quiet_action
 from tests.helpers.junqi_hand import NAMES, quiet_position
 

@@ -18,8 +18,8 @@ from tbw_envs.junqi import (
     parse_post,
     random_layout,
 )
-from tbw_envs.junqi.encoding import OBSERVATION_PLANES, observation_planes, state_planes
 from tbw_envs.junqi.layout import DEPLOY_CELLS
+from tbw_envs.junqi.observation import OBSERVATION_PLANES, observation_planes, state_planes
 from tbw_envs.junqi.pieces import ENGINEER, NO_PIECE
 from tbw_envs.junqi.state import deploy_action
 from tests.helpers.junqi_games import permuted_layout, random_game

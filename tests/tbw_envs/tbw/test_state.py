@@ -37,7 +37,7 @@ def test_initial_starts_a_scenario_or_what_load_scenario_takes(tmp_path):
     first = TBWState.initial(scenario)
     assert first.scenario is scenario
     assert [u.pos for u in first.units] == [(u.row, u.col) for u in scenario.units]
-    assert first.turn == 1 and first.current_side == scenario.first_side
+    assert first.turn == 1 and first.current_player == scenario.first_side
     assert not first.is_terminal() and not any(u.acted for u in first.units)
     strip = scenario_dict(open_rows(1, 3), [(0, "soldier", (0, 0)), (1, "statue", (0, 2))])
     path = tmp_path / "strip.yaml"
@@ -58,7 +58,7 @@ def test_each_unit_acts_at_most_once(topology):
     assert unit_actions(state, 0) and unit_actions(state, 1)
     act = state.encode_action(0, (0, 0), None)
     state.apply(act)
-    assert state.current_side == 0
+    assert state.current_player == 0
     assert state.units[0].acted and not state.units[1].acted
     assert unit_actions(state, 0) == set()
     assert unit_actions(state, 1)
@@ -107,9 +107,9 @@ def test_turn_passes_after_last_unit_acts(topology):
     state = make(open_rows(3, 5), [(0, "soldier", (1, 0)), (0, "soldier", (1, 1)),
                                    (1, "statue", (1, 4))], topology=topology)
     state.apply(state.encode_action(0, (0, 0), None))
-    assert state.current_side == 0
+    assert state.current_player == 0
     state.apply(state.encode_action(1, (1, 1), None))
-    assert state.current_side == 1
+    assert state.current_player == 1
     assert state.turn == 1
     assert [u.acted for u in state.units] == [False, False, False]
     assert {d[0] for d in map(state.decode_action, state.legal_actions()) if d != END_TURN} == {2}
@@ -120,12 +120,12 @@ def test_turn_passes_after_last_living_unit_acts_first_side_1():
     # once and the turn passes.
     state = make(["...."], [(0, "statue", (0, 0)), (0, "statue", (0, 2), {"hp": 4}),
                             (1, "statue", (0, 3))], first_side=1, max_turns=5)
-    assert (state.current_side, state.turn) == (1, 1)
+    assert (state.current_player, state.turn) == (1, 1)
     state.apply(state.encode_action(2, (0, 3), 1))
     assert not state.units[1].alive
-    assert (state.current_side, state.turn) == (0, 1)
+    assert (state.current_player, state.turn) == (0, 1)
     state.apply(state.encode_action(0, (0, 0), None))
-    assert (state.current_side, state.turn) == (1, 2)
+    assert (state.current_player, state.turn) == (1, 2)
 
 
 @pytest.mark.parametrize("topology", TOPOLOGIES)
@@ -141,12 +141,12 @@ def test_end_turn_is_always_legal_and_leaves_the_rest(topology):
     before = [(u.pos, u.hp) for u in state.units]
     state.apply(end)
     assert [(u.pos, u.hp) for u in state.units] == before
-    assert state.current_side == 1
+    assert state.current_player == 1
     assert [u.acted for u in state.units] == [False, False, False]
     # side 1 can end its turn at once too
     assert state.legal_actions()[-1] == end
     state.apply(end)
-    assert (state.current_side, state.turn) == (0, 2)
+    assert (state.current_player, state.turn) == (0, 2)
 
 
 def test_acted_flags_reset_for_the_next_turn():
@@ -167,17 +167,17 @@ def test_turn_counts_rounds(first_side):
     state = make(["...."], [(0, "statue", (0, 0)), (1, "statue", (0, 3))],
                  first_side=first_side, max_turns=10)
     end = state.encode_action(END_TURN)
-    seen = [(state.turn, state.current_side)]
+    seen = [(state.turn, state.current_player)]
     for _ in range(5):
         state.apply(end)
-        seen.append((state.turn, state.current_side))
+        seen.append((state.turn, state.current_player))
     f, o = first_side, 1 - first_side
     assert seen == [(1, f), (1, o), (2, f), (2, o), (3, f), (3, o)]
 
 
 def test_first_side_1_moves_first():
     state = make(["...."], [(0, "soldier", (0, 0)), (1, "soldier", (0, 3))], first_side=1)
-    assert state.current_side == 1
+    assert state.current_player == 1
     assert {state.decode_action(a)[0] for a in state.legal_actions()[:-1]} == {1}
     with pytest.raises(ValueError, match="belongs to side 0"):
         state.encode_action(0, (0, 1), None)
@@ -261,7 +261,7 @@ def test_win_none_never_ends_early():
     assert not state.is_terminal()
     assert state.winner is None
     # side 1 has nobody left but the game runs to the turn limit
-    assert state.current_side == 1
+    assert state.current_player == 1
     assert state.legal_actions() == [state.encode_action(END_TURN)]
     end = state.encode_action(END_TURN)
     state.apply(end)  # back to side 0, round 2
@@ -316,7 +316,7 @@ def test_turn_limit_hp_tiebreak_counts_damage():
     state = make(["..."], [(0, "statue", (0, 0)), (1, "statue", (0, 1))], max_turns=1,
                  rules={"turn_limit_result": "hp"})
     state.apply(state.encode_action(0, (0, 0), 1))
-    assert state.current_side == 1
+    assert state.current_player == 1
     state.apply(state.encode_action(END_TURN))
     assert state.is_terminal()
     assert state.returns() == [1.0, -1.0]
@@ -476,7 +476,7 @@ def test_dead_unit_cannot_act():
     state = make(["....."], [(0, "statue", (0, 0), {"hp": 1}), (0, "statue", (0, 4)),
                              (1, "statue", (0, 1))], first_side=1)
     state.apply(state.encode_action(2, (0, 1), 0))
-    assert state.current_side == 0
+    assert state.current_player == 0
     before = snapshot(state)
     with pytest.raises(IllegalActionError, match="unit 0 is dead"):
         state.apply(state.encode_action(0, (0, 0), None))
@@ -562,7 +562,7 @@ def test_core_state_queries_and_a_winning_move():
     state.apply(stay)
     state.apply(state.encode_action(1, (0, 1), 2))
     # The winning move ends the game where it stands: the same side, the same turn.
-    assert (state.terminal, state.winner, state.current_side, state.turn) == (True, 0, 0, 1)
+    assert (state.terminal, state.winner, state.current_player, state.turn) == (True, 0, 0, 1)
     assert state.last_side == 0
     assert not state.can_attack_from(1, tile(0, 1), 2)  # a dead target
     copy = state.clone()

@@ -160,7 +160,7 @@ def ref_legal(data, state):
     n = max(counts)
     size = rows * cols
     units = state.units
-    side = state.current_side
+    side = state.current_player
     where = {u.pos: u for u in units if u.alive}
     out = {n * size * (n + 1)}
     for u in units:

@@ -1,0 +1,3 @@
+"""Turn-based war chess's env layer: the PettingZoo env (``aec``, public as
+``tbw_envs.tbw_v0``) and the game's description (``game``) for the layers above.
+Everything else in ``tbw_envs.tbw`` is the game core, free of Gymnasium and PettingZoo."""
