@@ -16,7 +16,7 @@ import numpy as np
 
 from tbw_envs.core.contract import is_integer, kind_of, short_repr
 from tbw_envs.core.errors import IllegalActionError
-from tbw_envs.games import GAMES, get_game
+from tbw_envs.games import get_game, registered_games
 
 
 class ObservationPolicyAgent:
@@ -42,8 +42,8 @@ class ObservationPolicyAgent:
     def frame_for(self, view: Any) -> Any:
         if self.frame is not None:
             return self.frame
-        for game in GAMES.values():
-            if game.is_view(view):
+        for game in registered_games():
+            if game.has_frame and game.is_view(view):
                 variant = game.view_variant(view)
                 if self.found is None or self.found[0] is not variant:
                     self.found = (variant, game.frame(variant))

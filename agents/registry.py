@@ -11,6 +11,12 @@ its file or module, ``path/to/file.py:Name,key=value`` or ``package.module:Name`
 agent's comes from its policy file), so that the single-agent envs refuse it as the other
 game's opponent when they are built; a user agent says its game only if it sets ``game``.
 
+Where the agents are. Which agents a game plays is its description's ``Game.agents``. The
+registry's own (``AGENTS``) are those any game may list: ``random``, and ``ppo`` (a learned
+policy) for a game with a frame. A game's own agents are in its catalog, the module its
+description names (``Game.agent_catalog``: ``agents.tbw.catalog``, ``agents.junqi.catalog``),
+imported the first time one of them is asked for (``agents.common.catalog``).
+
 Syntax (``agents.common.spec_syntax``). Items are separated by commas; spaces around keys and
 unquoted values are dropped. A lone word sets a true/false parameter: ``ppo:pretrained`` is
 ``ppo:pretrained=true``. A value that holds a comma (or starts with a quote, or must keep its
@@ -34,10 +40,11 @@ length), the parameter and the value. The whole spec is at most
 from __future__ import annotations
 
 import difflib
+import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from agents.common.catalog import AgentEntry, declared
 from agents.common.params import (
     MAX_THREADS,
     SEED,
@@ -46,71 +53,29 @@ from agents.common.params import (
     Param,
     ParameterTypeError,
     PathText,
-    Text,
     check_seed,
 )
 from agents.common.spec_syntax import cast_spec_values, spec_error, split_spec
-from agents.junqi import GreedyAgent as JunqiGreedyAgent
-from agents.junqi import ISMCTSAgent, MCTSAgent, UCBMCTSAgent
 from agents.policy.agent import PPOAgent
 from agents.policy.pretrained import pretrained_path
 from agents.random_agent import RandomAgent
-from agents.tbw.evaluation import load_evaluation
-from agents.tbw.greedy import GreedyAgent
-from agents.tbw.oep import OEPAgent
-from agents.tbw.search import TBWSearchAgent
-from agents.tbw.tree import TBWTreeAgent
-from agents.user_agents import is_user_spec, make_user_agent, parse_user_spec
+from agents.user_agents import bounded, is_user_spec, parse_user_spec, user_agent_maker
 from tbw_envs.core.contract import short_repr
-from tbw_envs.games import GAMES as ALL_GAMES
-from tbw_envs.games import game_names, get_game
+from tbw_envs.description import Game
+from tbw_envs.games import game_names, get_game, registered_games
 
-GAMES = game_names()
-_MAX_MESSAGE_CHARS = 500
-
-
-# ---------------------------------------------------------------------------- factories
-def _with_weights(kw: dict, who: str) -> dict:
-    """``weights=tuned`` (or a path): the TBW evaluation from configs/agents/tbw_eval_*.yaml."""
-    if "weights" in kw:
-        if "evaluate" in kw:
-            raise ValueError(f"give the {who} weights= or evaluate=, not both")
-        kw["evaluate"] = load_evaluation(kw.pop("weights"))
-    return kw
+__all__ = ["AGENTS", "agent_entry", "agent_games", "agent_names", "agent_params", "make_agent",
+           "parse_agent_spec"]
 
 
-def _tbw_search(algorithm: str | None = None) -> Callable[..., Any]:
-    def build(**kw):
-        kw.pop("seed", None)
-        if algorithm is not None:
-            kw["algorithm"] = algorithm
-        return TBWSearchAgent(**_with_weights(kw, "search agent"))
 
-    return build
-
-
-def _oep(**kw):
-    return OEPAgent(**_with_weights(kw, "OEP agent"))
-
-
-def _tree(**kw):
-    return TBWTreeAgent(**_with_weights(kw, "tree agent"))
-
-
-def _ismcts(policy: str | None = None, **kw):
-    if policy is not None:
-        # The learned policy's move probabilities become the search's root prior.
-        path = pretrained_path("junqi") if policy == "pretrained" else policy
-        kw["root_prior"] = PPOAgent(path=str(path), game="junqi").move_probabilities
-    return ISMCTSAgent(**kw)
-
-
+# ---------------------------------------------------------------------------- the agents
 def _ppo(game: str | None = None, variant: str | None = None, **kw):
     if game is not None:
         # A policy file says which game (and board) it plays; refuse another now, not at a move.
         kw["game"] = game
-        if variant is not None and get_game(game).variant_flag == "scenario":
-            kw["scenario"] = variant
+        if variant is not None and get_game(game).frame_depends_on_variant:
+            kw["variant"] = variant
     if kw.pop("pretrained", False):
         if "path" in kw:
             raise ValueError("give ppo:pretrained or ppo:path=..., not both")
@@ -118,17 +83,6 @@ def _ppo(game: str | None = None, variant: str | None = None, **kw):
     elif "path" not in kw:
         raise ValueError("ppo needs path=<policy.npz> or pretrained (the shipped policy)")
     return PPOAgent(**kw)
-
-
-# ---------------------------------------------------------------------------- parameters
-# What a spec may set for each agent: the agent class's own declarations (``PARAMS``) plus what
-# the registry itself turns into arguments (TBW ``weights=``).
-_TBW_WEIGHTS = {"weights": Text(max_chars=4096)}
-
-
-def _declared(cls: type, drop: tuple[str, ...] = (),
-              extra: Mapping[str, Param] | None = None) -> dict[str, Param]:
-    return {**{k: p for k, p in cls.PARAMS.items() if k not in drop}, **(extra or {})}
 
 
 def _ppo_params() -> dict[str, Param]:
@@ -144,56 +98,51 @@ def _ppo_params() -> dict[str, Param]:
     }
 
 
-@dataclass(frozen=True)
-class AgentEntry:
-    """How to build one agent from a spec: ``build(seed=..., **spec values)``, and what a spec
-    may set (``params()``). ``takes_game``: ``build`` is also told the game and variant."""
-
-    build: Callable[..., Any]
-    params: Callable[[], dict[str, Param]]
-    takes_game: bool = False
-
-
-_TBW_SEARCH_PARAMS = _declared(TBWSearchAgent, ("algorithm",), _TBW_WEIGHTS)
-_JUNQI = {"mcts": MCTSAgent, "ucbmcts": UCBMCTSAgent}
-
-# The one table of agents: name -> entry, or per game (``{game: entry}``) where a name means a
-# different agent in each game (``greedy`` is the TBW script in TBW and the evaluation's one-ply
-# choice in Junqi). Which games an agent plays is each game's description (``Game.agents``).
-AGENTS: dict[str, AgentEntry | dict[str, AgentEntry]] = {
-    "random": AgentEntry(RandomAgent, lambda: _declared(RandomAgent)),
-    "greedy": {
-        "tbw": AgentEntry(GreedyAgent, lambda: _declared(GreedyAgent)),
-        "junqi": AgentEntry(JunqiGreedyAgent, lambda: _declared(JunqiGreedyAgent)),
-    },
-    **{name: AgentEntry(cls, lambda cls=cls: _declared(cls)) for name, cls in _JUNQI.items()},
-    # ismcts:policy=pretrained (or a policy.npz path): the learned policy as the root's prior
-    "ismcts": AgentEntry(_ismcts, lambda: _declared(ISMCTSAgent, ("root_prior",),
-                                                    {"policy": PathText()})),
-    "search": AgentEntry(_tbw_search(), lambda: _declared(TBWSearchAgent, extra=_TBW_WEIGHTS)),
-    # Short names for the single-turn searches of the TBW paper and ours.
-    **{name: AgentEntry(_tbw_search(name), lambda: _TBW_SEARCH_PARAMS)
-       for name in ("exact", "alg5", "alg2")},
-    # A learned policy: ppo:pretrained (the shipped one) or ppo:path=runs/.../policy.npz
+# The agents every game may list in ``Game.agents``: the uniformly random one, and a learned
+# policy (ppo:pretrained, the shipped one, or ppo:path=runs/.../policy.npz) for any game with a
+# frame. A game's own agents are in its catalog (``Game.agent_catalog``), and a name may mean
+# a different agent in each game (``greedy`` is the TBW script in TBW and the evaluation's
+# one-ply choice in Junqi). Which games an agent plays is each game's description.
+AGENTS: dict[str, AgentEntry] = {
+    "random": AgentEntry(RandomAgent, lambda: declared(RandomAgent)),
     "ppo": AgentEntry(_ppo, _ppo_params, takes_game=True),
-    # Online Evolutionary Planning: oep:seconds=1 (anytime) or oep:generations=50 (reproducible)
-    "oep": AgentEntry(_oep, lambda: _declared(OEPAgent, extra=_TBW_WEIGHTS)),
-    # Search across turns on whole-turn plans: tree:seconds=1 (anytime) or tree:solves=200
-    "tree": AgentEntry(_tree, lambda: _declared(TBWTreeAgent, extra=_TBW_WEIGHTS)),
 }
+
+
+def _catalog(game: Game) -> Mapping[str, AgentEntry]:
+    """The game's own agents: ``AGENTS`` of its ``agent_catalog`` module, imported when first
+    asked for (a game's catalog imports that game's agents, which other games do not need)."""
+    if game.agent_catalog is None:
+        return {}
+    return importlib.import_module(game.agent_catalog).AGENTS
+
+
+def agent_names(game: str | None = None) -> list[str]:
+    """The agent names ``game`` lists (None: every registered game's), sorted."""
+    games = registered_games() if game is None else (get_game(game),)
+    return sorted({name for each in games for name in each.agents})
 
 
 def agent_games(name: str) -> tuple[str, ...]:
     """The games agent ``name`` plays (from each game's description)."""
-    return tuple(game.name for game in ALL_GAMES.values() if name in game.agents)
+    return tuple(game.name for game in registered_games() if name in game.agents)
 
 
 def agent_entry(name: str, game: str | None = None) -> AgentEntry:
-    """The entry of agent ``name`` in ``game`` (None: the game it plays first)."""
-    entry = AGENTS[name]
-    if isinstance(entry, AgentEntry):
-        return entry
-    return entry[game if game is not None else agent_games(name)[0]]
+    """The entry of agent ``name`` in ``game`` (None: the game it plays first): the game's
+    catalog's, else the registry's own."""
+    played = agent_games(name) if game is None else (game,)
+    description = get_game(played[0]) if played else None
+    entry = None if description is None else _catalog(description).get(name)
+    if entry is None:
+        entry = AGENTS.get(name)
+    if entry is None:
+        where = "" if description is None else (
+            f"; game {description.name} lists it, but neither its catalog "
+            f"{description.agent_catalog!r} nor the registry's own agents ({', '.join(AGENTS)}) "
+            f"has it")
+        raise ValueError(f"no agent {name!r}{where}")
+    return entry
 
 
 # Keys a spec may not set, with the reason.
@@ -212,18 +161,18 @@ def agent_params(name: str, game: str | None = None) -> dict[str, Param]:
 
 # ---------------------------------------------------------------------------- spec names
 def _check_name(spec: str, name: str, game: str | None) -> None:
-    if game is not None and game not in GAMES:
-        raise ValueError(f"unknown game {short_repr(game)}; games are {list(GAMES)}")
-    if name not in AGENTS:
+    if game is not None and game not in game_names():
+        raise ValueError(f"unknown game {short_repr(game)}; games are {list(game_names())}")
+    if name not in agent_names():
         # Only the agents of the game being played: another game's would be refused next.
-        known = sorted(AGENTS) if game is None else sorted(ALL_GAMES[game].agents)
+        known = agent_names(game)
         close = difflib.get_close_matches(name, known, n=3)
         guess = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
         raise spec_error(spec, f"unknown agent {short_repr(name)}; {guess}known agents"
                                f"{'' if game is None else f' for {game}'}: {known}, or your "
                                f"own as path/to/file.py:Name or package.module:Name")
-    if game is not None and name not in ALL_GAMES[game].agents:
-        playable = sorted(ALL_GAMES[game].agents)
+    if game is not None and name not in get_game(game).agents:
+        playable = agent_names(game)
         plays = " and ".join(agent_games(name))
         raise ValueError(f"agent {name!r} does not play {game} (it plays {plays} only); "
                          f"agents for {game}: {playable}")
@@ -249,10 +198,38 @@ def parse_agent_spec(spec: str, game: str | None = None) -> tuple[str, dict[str,
     return name, cast_spec_values(spec, name, texts, params, _NOT_IN_SPECS)
 
 
-def _bounded(text: str) -> str:
-    if len(text) <= _MAX_MESSAGE_CHARS:
-        return text
-    return text[: _MAX_MESSAGE_CHARS - 3] + "..."
+def spec_maker(spec: str, game: str | None = None,
+               variant: str | None = None) -> Callable[[int | None], Any]:
+    """``make_agent`` in two steps, its errors the same: the spec is parsed and checked here,
+    once (a user agent's file or module loaded), and the callable returned builds one agent per
+    seed, named by the spec (the arena builds one for every game and parses each spec once per
+    process)."""
+    if is_user_spec(spec):
+        return user_agent_maker(spec, game, variant)
+    name, texts = split_spec(spec)
+    _check_name(spec, name, game)
+    values = cast_spec_values(spec, name, texts, agent_params(name, game), _NOT_IN_SPECS)
+    entry = agent_entry(name, game)
+    if entry.takes_game:
+        values.update(game=game, variant=variant)
+
+    def make(seed: int | None) -> Any:
+        seed = check_seed(seed, f"make_agent({short_repr(spec)})")
+        try:
+            agent = entry.build(seed=seed, **values)
+        except ParameterTypeError as exc:
+            raise ParameterTypeError(f"agent spec {short_repr(spec)}: {bounded(str(exc))}"
+                                     ) from None
+        except TypeError as exc:
+            raise spec_error(spec, bounded(str(exc))) from None
+        except ValueError as exc:
+            if type(exc) is not ValueError:  # its own kind (a ConfigError, ...): as raised
+                raise
+            raise spec_error(spec, bounded(str(exc))) from None
+        agent.name = spec
+        return agent
+
+    return make
 
 
 def make_agent(spec: str, seed: int | None = None, game: str | None = None,
@@ -264,24 +241,5 @@ def make_agent(spec: str, seed: int | None = None, game: str | None = None,
     played, so a learned policy for another board is refused now (the arena passes it). A
     spec naming a file or a module (``path/to/file.py:Name``, ``package.module:Name``) builds
     your own agent from it (``agents.user_agents``)."""
-    if is_user_spec(spec):
-        return make_user_agent(spec, seed=seed, game=game, variant=variant)
-    name, texts = split_spec(spec)
     seed = check_seed(seed, f"make_agent({short_repr(spec)})")
-    _check_name(spec, name, game)
-    kwargs = cast_spec_values(spec, name, texts, agent_params(name, game), _NOT_IN_SPECS)
-    entry = agent_entry(name, game)
-    if entry.takes_game:
-        kwargs.update(game=game, variant=variant)
-    try:
-        agent = entry.build(seed=seed, **kwargs)
-    except ParameterTypeError as exc:
-        raise ParameterTypeError(f"agent spec {short_repr(spec)}: {_bounded(str(exc))}") from None
-    except TypeError as exc:
-        raise spec_error(spec, _bounded(str(exc))) from None
-    except ValueError as exc:
-        if type(exc) is not ValueError:  # its own kind (a ConfigError, ...): as raised
-            raise
-        raise spec_error(spec, _bounded(str(exc))) from None
-    agent.name = spec
-    return agent
+    return spec_maker(spec, game, variant)(seed)

@@ -70,7 +70,7 @@ from agents.common.spec_syntax import (
 )
 from agents.observation_policy import ObservationPolicyAgent
 from tbw_envs.core.contract import kind_of, short_repr
-from tbw_envs.games import GAMES
+from tbw_envs.games import game_names
 
 MODULE_PREFIX = "_user_agent_"
 MAX_MESSAGE_CHARS = 500
@@ -442,9 +442,9 @@ def declared_game(user: UserSpec, module: ModuleType, obj: Any) -> str | None:
         where, value = "GAME", getattr(module, "GAME", None)
     if value is None:
         return None
-    if not isinstance(value, str) or value not in GAMES:
+    if not isinstance(value, str) or value not in game_names():
         raise user.error(f"{user.target}: {where} is {short_repr(value)}, not a game; games "
-                         f"are {', '.join(GAMES)}")
+                         f"are {', '.join(game_names())}")
     return value
 
 
@@ -460,13 +460,13 @@ def parse_user_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return entry.user.label, dict(entry.kwargs)
 
 
-def make_user_agent(spec: str, seed: int | None = None, game: str | None = None,
-                    variant: str | None = None) -> Any:
-    """The agent of a user agent spec, for one game of ``game`` on ``variant`` (None: found
-    from the first view it is given); its ``name`` is the spec."""
-    seed = check_seed(seed, f"make_agent({short_repr(spec)})")
-    if game is not None and game not in GAMES:
-        raise ValueError(f"unknown game {short_repr(game)}; games are {list(GAMES)}")
+def user_agent_maker(spec: str, game: str | None = None,
+                     variant: str | None = None) -> Callable[[int | None], Any]:
+    """A user agent's spec in two steps: the spec is loaded and checked against ``game`` here,
+    once, and the callable returned builds one agent per call, from its seed (the arena builds
+    one for every game and loads the spec once per process)."""
+    if game is not None and game not in game_names():
+        raise ValueError(f"unknown game {short_repr(game)}; games are {list(game_names())}")
     entry = load_user_agent(spec)
     if game is not None and entry.game is not None and entry.game != game:
         declared = (f"{entry.user.name}.game = {entry.game!r}"
@@ -474,7 +474,11 @@ def make_user_agent(spec: str, seed: int | None = None, game: str | None = None,
                     else f"GAME = {entry.game!r} in {entry.user.target}")
         raise entry.user.error(f"{entry.user.label} plays {entry.game} ({declared}), not "
                                f"{game}, the game being played")
-    agent = entry.build(seed, game, variant)
-    with contextlib.suppress(AttributeError):  # __slots__ or a read-only name: kept as is
-        agent.name = spec
-    return agent
+
+    def make(seed: int | None) -> Any:
+        agent = entry.build(check_seed(seed, f"make_agent({short_repr(spec)})"), game, variant)
+        with contextlib.suppress(AttributeError):  # __slots__ or a read-only name: kept as is
+            agent.name = spec
+        return agent
+
+    return make

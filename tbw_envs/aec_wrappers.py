@@ -16,13 +16,20 @@ default stack (``OrderEnforcingWrapper`` over ``AssertOutOfBoundsWrapper`` over
 - after the game is over, ``step(None)`` removes finished agents and any other action raises
   ``GameOverError`` (``step_after_game_over``).
 
+The wrapper plays a move it has checked through the raw env's ``play_checked(agent, action)``,
+part of the raw-env contract (``CheckedPlay``, which both bundled raw envs implement): ``step``
+without the checks the wrapper has just made, so that none is made twice. A raw env without it
+(any PettingZoo AEC env, a new game's first raw env) is played through its ``step`` instead,
+which repeats those checks and behaves the same; the wrapper decides which once, when it is
+built.
+
 Why one layer: each PettingZoo wrapper forwards attributes through ``__getattr__``, so three of
 them made every ``env.agents`` or ``env.terminations[agent]`` three failed lookups deep, and
 ``TerminateIllegalWrapper`` reads the legality from the mask of the last observation: a large
 share of ``env()`` time (docs/benchmarks.md). Here the hot attributes are properties that read
 the raw env directly, and legality comes from the raw env's own check, which raises
-``IllegalActionError`` before changing anything (``scripts/bench_env_overhead.py`` measures the
-result beside PettingZoo's connect four).
+``IllegalActionError`` before changing anything (``scripts/bench/bench_env_overhead.py``
+measures the result beside PettingZoo's connect four).
 
 ``parallel_env()`` is ``env()`` under PettingZoo's ``turn_based_aec_to_parallel`` with
 ``WaitingAgentMaskWrapper`` in between (docs/integrations.md).
@@ -30,7 +37,8 @@ result beside PettingZoo's connect four).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 from gymnasium import spaces
@@ -75,6 +83,19 @@ def step_after_game_over(env: AECEnv, action) -> bool:
     return True
 
 
+@runtime_checkable
+class CheckedPlay(Protocol):
+    """A raw AEC env that can play a move whose checks its caller has made: ``env()``'s
+    ``StandardWrapper`` plays every move through ``play_checked`` when the raw env has it, and
+    through ``step`` otherwise (module docstring)."""
+
+    def play_checked(self, agent: str, action: int) -> None:
+        """``step(action)`` for an ``action`` already checked to be an int in range
+        (``tbw_envs.core.contract.check_action``), by ``agent``, the ``agent_selection``, in a
+        game that is not over (``step_after_game_over``). An illegal action raises
+        ``IllegalActionError`` and changes nothing, as ``step`` does."""
+
+
 def _forwarded(name: str) -> property:
     """A property of ``StandardWrapper`` that reads and writes ``name`` on the raw env, and
     raises ``AttributeError`` before the first reset (as PettingZoo's OrderEnforcingWrapper)."""
@@ -108,9 +129,7 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
     def __init__(self, env: AECEnv, illegal_reward: float = -1.0):
         super().__init__(env)
         self._raw = env.unwrapped
-        # Both raw envs have ``_play_checked(agent, action)``: ``step`` without the checks this
-        # wrapper has just made (contract, game not over). Any other AEC env gets ``step``.
-        self._play_checked = getattr(self._raw, "_play_checked", None)
+        self._play = checked_play(self._raw)
         self._illegal_reward = float(illegal_reward)
         self._num_actions = {}
 
@@ -157,10 +176,7 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         agent = raw.agent_selection
         action = check_action(action, self._num_actions[agent])
         try:
-            if self._play_checked is None:
-                raw.step(action)
-            else:
-                self._play_checked(agent, action)
+            self._play(agent, action)
         except IllegalActionError:
             self._end_by_illegal_move(agent)
 
@@ -185,6 +201,14 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
 
     def __str__(self) -> str:
         return str(self.env)
+
+
+def checked_play(raw: AECEnv) -> Callable[[str, int], None]:
+    """How ``StandardWrapper`` plays a checked move of ``raw``: its ``play_checked`` if it is a
+    ``CheckedPlay``, else its ``step`` (which checks again)."""
+    if isinstance(raw, CheckedPlay):
+        return raw.play_checked
+    return lambda agent, action: raw.step(action)
 
 
 def standard_wrappers(raw: AECEnv) -> AECEnv:

@@ -1,4 +1,4 @@
-"""A single-agent Gymnasium view of our two-player AEC envs, for Stable-Baselines3 and friends.
+"""A single-agent Gymnasium view of a game's two-player AEC env, for Stable-Baselines3 and friends.
 
 The learner holds one seat; the opponent (an agent following ``agents.base.Agent``, a callable
 ``(observation, action_mask) -> action`` such as a frozen policy, or ``"random"``) plays inside
@@ -58,7 +58,6 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from tbw_envs import junqi_v0, tbw_v0
 from tbw_envs.core.contract import (
     GameOverError,
     check_action,
@@ -69,6 +68,7 @@ from tbw_envs.core.contract import (
     opening_plies_problem,
     short_repr,
 )
+from tbw_envs.registration import registered_names
 
 SEATS = ("player_0", "player_1")
 
@@ -91,7 +91,10 @@ OpponentPolicy = Callable[[np.ndarray, np.ndarray], int]
 
 
 class SingleAgentEnv(gymnasium.Env):
-    """Wrap a raw AEC env of this package (``tbw_v0.raw_env`` or ``junqi_v0.raw_env``)."""
+    """Wrap a game's raw AEC env (``tbw_v0.raw_env``, ``junqi_v0.raw_env``, any registered
+    game's ``Game.raw_env``). It needs ``view``, ``to_env_action``, ``action_mask``,
+    ``observe``, ``observe_planes``, ``info_codes`` (``tbw_envs.infos``) and ``variant`` (with
+    ``name`` and ``longest_game()``)."""
 
     def __init__(
         self,
@@ -232,7 +235,7 @@ class SingleAgentEnv(gymnasium.Env):
         ``num_actions`` for a policy, as ``agents.policy.agent.PPOAgent`` does) is refused here
         when it was built for the other game or another board, not at its first move."""
         declared = getattr(opponent, "game", None)
-        if not (isinstance(declared, str) and declared in ("tbw", "junqi")):
+        if not (isinstance(declared, str) and declared in registered_names()):
             return
         label = short_repr(getattr(opponent, "name", None) or type(opponent).__name__)
         if declared != self._game:
@@ -362,53 +365,3 @@ class SingleAgentEnv(gymnasium.Env):
 
     def close(self):
         self.aec.close()
-
-
-def make_tbw_single(
-    scenario="duel_5v5_8x8",
-    opponent: Any = "random",
-    learner_seat: int | str = 0,
-    render_mode: str | None = None,
-    illegal_action: str = "lose",
-    flip_perspective: bool = True,
-    mask_in_obs: bool = False,
-    opening_plies: int = 0,
-    string_infos: bool = False,
-    illegal_reward: float = -1.0,
-    mask_dtype=np.int8,
-) -> SingleAgentEnv:
-    """``gymnasium.make("tbw_envs/TBWSingle-v0", scenario=..., opponent=...)``;
-    ``mask_in_obs=True`` gives Dict observations ``{"observation", "action_mask"}``;
-    ``opening_plies=N`` starts every episode with N random plies (varied starts; at most a
-    quarter of the scenario's longest game, the arena's cap: 100 on duel_5v5_8x8);
-    ``string_infos=True`` names the learner and the end reason in infos; ``mask_dtype=bool``
-    makes the Dict observation's mask boolean (TorchRL; default int8)."""
-    aec = tbw_v0.raw_env(scenario=scenario, render_mode=render_mode,
-                         flip_perspective=flip_perspective, string_infos=string_infos,
-                         mask_dtype=mask_dtype)
-    return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,
-                          illegal_action=illegal_action, illegal_reward=illegal_reward,
-                          mask_in_obs=mask_in_obs, opening_plies=opening_plies)
-
-
-def make_junqi_single(
-    opponent: Any = "random",
-    learner_seat: int | str = 0,
-    render_mode: str | None = None,
-    illegal_action: str = "lose",
-    mask_in_obs: bool = False,
-    opening_plies: int = 0,
-    illegal_reward: float = -1.0,
-    **env_kwargs,
-) -> SingleAgentEnv:
-    """``gymnasium.make("tbw_envs/JunqiSingle-v0", rules=..., opponent=...)``;
-    ``mask_in_obs=True`` gives Dict observations ``{"observation", "action_mask"}``;
-    ``opening_plies=N`` starts every episode with N random plies (at most a quarter of the
-    rule set's longest game: 500 on ccgc); other keywords
-    (``rules``, ``deployment``, ``string_infos``, ``mask_dtype``: int8 or bool for the Dict
-    observation's mask) go to ``junqi_v0.raw_env``."""
-    aec = junqi_v0.raw_env(render_mode=render_mode, **env_kwargs)
-    return SingleAgentEnv(aec, opponent=opponent, learner_seat=learner_seat,
-                          illegal_action=illegal_action, illegal_reward=illegal_reward,
-                          mask_in_obs=mask_in_obs, opening_plies=opening_plies)
-

@@ -137,7 +137,7 @@ def no_games(monkeypatch):
     """Any game started (in this process or a pool) fails the test: the arena's and
     scripts/arena.py's checks come first."""
     import agents.arena.roundrobin as arena_roundrobin
-    from scripts import arena as arena_cli
+    from agents.cli import arena as arena_cli
 
     def refuse(*args, **kwargs):
         raise AssertionError("a game was started before the input was checked")
@@ -180,3 +180,14 @@ def ray_session():
     yield ray
     if started:
         ray.shutdown()
+
+
+@pytest.fixture
+def registered_minigame():
+    """The minigame (``tests.helpers.minigame``: one-heap Nim, game ``"nim"``, variant flag
+    ``heap``, only the ``random`` agent) registered for the test, its env ids included, and
+    unregistered after: a layer's test that it works for a game it has never heard of."""
+    from tests.helpers.minigame import minigame_registered
+
+    with minigame_registered() as game:
+        yield game

@@ -1,7 +1,7 @@
 """The structure the code holds to, read from its imports (ast, no module is executed).
 
-- Imports go one way: game cores -> envs -> agents -> learning, arena, the registry and the web
-  app -> scripts.
+- Imports go one way: game cores -> envs -> agents -> the registry -> the arena and the web
+  app -> training -> commands (docs/architecture.md); the folders say the layers.
 - No import circle between modules, counting imports inside functions and under
   ``if TYPE_CHECKING:`` (they never run, but a circle they close is still two modules that need
   each other).
@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import ast
-import re
 from functools import cache
 from pathlib import Path
 
@@ -32,7 +31,6 @@ OPTIONAL = {"torch", "stable_baselines3", "sb3_contrib", "numba", "ray", "matplo
 # Modules of core dependencies that need an optional one (connect four needs pygame).
 OPTIONAL_MODULES = {"pettingzoo.classic"}
 MAX_LINES = 700
-MAX_GAME_NAME_COMPARISONS = 12
 
 # Layers, lowest first; a module imports its own layer or lower ones only.
 CORE, ENVS, AGENTS, REGISTRY, ARENA, TRAINING, COMMANDS = range(7)
@@ -141,6 +139,7 @@ def needs_optional(module: str) -> bool:
 def test_the_layers_are_where_the_docs_say():
     assert layer("tbw_envs.tbw.state") == CORE and layer("tbw_envs.core.contract") == CORE
     assert layer("tbw_envs.tbw.env.game") == ENVS and layer("tbw_envs.games") == ENVS
+    assert layer("tbw_envs.description") == ENVS and layer("tbw_envs.core.interface") == CORE
     assert layer("tbw_envs.tbw_v0") == ENVS and layer("agents.junqi.mcts") == AGENTS
     assert layer("agents.policy.agent") == AGENTS and layer("agents.registry") == REGISTRY
     assert layer("agents.arena") == ARENA and layer("agents.web.app") == ARENA
@@ -253,21 +252,115 @@ def test_no_module_is_over_the_limit(package):
     assert not long, f"modules over {MAX_LINES} lines: {long}"
 
 
+# Folders about one game, where its name may be spelled out: the game's own folders (below), and
+# under scripts/ the integration recipes, research and benchmark tools.
+ONE_GAME_SCRIPT_FOLDERS = ("integrations", "research", "bench")
+
+
+def bundled_game_names() -> tuple[str, ...]:
+    from tbw_envs.games import BUNDLED
+
+    return tuple(game.name for game in BUNDLED)
+
+
+def about_one_game(path: Path) -> bool:
+    """Whether ``path`` is in a game's own folder (``tbw_envs/<game>/``, ``agents/<game>/``) or
+    a scripts/ folder about one game."""
+    parts = path.relative_to(ROOT).parts
+    if len(parts) < 3:
+        return False
+    if parts[0] == "scripts":
+        return parts[1] in ONE_GAME_SCRIPT_FOLDERS
+    return parts[1] in bundled_game_names()
+
+
+def _literals(node: ast.AST):
+    """``node``, or each element of a tuple, list or set display (nested ones too)."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        for element in node.elts:
+            yield from _literals(element)
+    else:
+        yield node
+
+
+def _is_variant_flag(node: ast.AST) -> bool:
+    return ((isinstance(node, ast.Attribute) and node.attr == "variant_flag")
+            or (isinstance(node, ast.Name) and node.id == "variant_flag"))
+
+
+def game_name_uses(body: ast.AST, names: tuple[str, ...]) -> list[tuple[int, str]]:
+    """``(line, what)`` of each place ``body`` tells games apart by name: a string literal in
+    ``names`` compared (``==``, ``!=``, ``in``, ``not in``, either side, inside a tuple, list or
+    set), a dict key, a subscript or a ``match`` case; and any comparison of ``variant_flag``
+    with a literal."""
+
+    def is_name(node: ast.AST) -> bool:
+        return isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+            node.value in names)
+
+    found = []
+    for node in ast.walk(body):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            equality = any(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn))
+                           for op in node.ops)
+            if equality and any(is_name(each) for side in sides for each in _literals(side)):
+                found.append((node.lineno, "a game name compared"))
+            flags = [side for side in sides if _is_variant_flag(side)]
+            if flags and any(isinstance(each, ast.Constant) for side in sides
+                             if not _is_variant_flag(side) for each in _literals(side)):
+                found.append((node.lineno, "variant_flag compared with a literal"))
+        elif isinstance(node, ast.Dict) and any(k is not None and is_name(k) for k in node.keys):
+            found.append((node.lineno, "a game name as a dict key"))
+        elif isinstance(node, ast.Subscript) and is_name(node.slice):
+            found.append((node.lineno, "a game name as a key"))
+        elif isinstance(node, ast.MatchValue) and is_name(node.value):
+            found.append((node.lineno, "a game name as a match case"))
+    return found
+
+
 def test_games_are_told_apart_by_their_descriptions():
-    pattern = re.compile(r"""(==|!=)\s*["'](tbw|junqi)["']|["'](tbw|junqi)["']\s*(==|!=)""")
-    found = [f"{module}: {line.strip()}" for module in modules()
-             for line in modules()[module].read_text(encoding="utf-8").splitlines()
-             if pattern.search(line)]
-    assert len(found) <= MAX_GAME_NAME_COMPARISONS, "\n".join(found)
+    """Outside a game's own folders the code asks the description (``Game``), never compares a
+    game's name: a game registered later has no branch of its own."""
+    names = bundled_game_names()
+    found = [f"{path.relative_to(ROOT)}:{line}: {what}: "
+             f"{path.read_text(encoding='utf-8').splitlines()[line - 1].strip()}"
+             for path in modules().values() if not about_one_game(path)
+             for line, what in game_name_uses(ast.parse(path.read_text(encoding="utf-8")), names)]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("source", [
+    'game == "tbw"', '"junqi" != game', 'game in ("tbw", "junqi")', 'game not in ["tbw"]',
+    'x = game in {"junqi"} or 1', 'x = {"tbw": 1}', 'x = table["junqi"]',
+    'match game:\n    case "x" | "tbw":\n        pass', 'game.variant_flag == "scenario"',
+    '"rules" != variant_flag', 'game.variant_flag in ("scenario", "rules")',
+])
+def test_the_game_name_check_catches(source):
+    assert game_name_uses(ast.parse(source), ("tbw", "junqi")), source
+
+
+@pytest.mark.parametrize("source", [
+    'game == "tbwx"', 'f("tbw")', 'x = ["tbw", "junqi"]', 'game.variant_flag == flag',
+    'x = {game.name: 1}', 'game.name == other.name',
+])
+def test_the_game_name_check_lets_pass(source):
+    assert not game_name_uses(ast.parse(source), ("tbw", "junqi")), source
 
 
 def test_every_package_ships():
-    """pyproject.toml lists packages by hand (configs/ is mapped into tbw_envs.configs): a new
-    package left out of the list would be missing from the wheel."""
+    """No package is listed by hand: setup.py finds them (a new game's folders ship without an
+    edit) and adds configs/, which pyproject.toml maps into tbw_envs.configs."""
+    import importlib.util
+
     import tomllib
 
-    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-                 ["packages"])
+    setuptools_table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "packages" not in setuptools_table
+    assert setuptools_table["package-dir"] == {"tbw_envs.configs": "configs"}
+    spec = importlib.util.spec_from_file_location("setup_script", ROOT / "setup.py")
+    setup_script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup_script)  # not __main__: setup() does not run
     found = {".".join(p.parent.relative_to(ROOT).parts) for package in ("tbw_envs", "agents")
              for p in (ROOT / package).rglob("__init__.py")}
-    assert found | {"tbw_envs.configs"} == listed
+    assert set(setup_script.packages()) == found | {"tbw_envs.configs"}

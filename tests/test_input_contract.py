@@ -31,8 +31,9 @@ from agents.registry import make_agent
 from tbw_envs import junqi_v0, tbw_v0
 from tbw_envs.core.contract import GameOverError
 from tbw_envs.junqi import JunqiState
+from tbw_envs.junqi.env.single import make_junqi_single
 from tbw_envs.tbw import IllegalActionError, ScenarioError, TBWState, load_scenario
-from tbw_envs.wrappers import make_junqi_single, make_tbw_single
+from tbw_envs.tbw.env.single import make_tbw_single
 from tests.helpers import REPO_ROOT
 from tests.helpers.ppo import maskable_ppo_or_skip, untrained_policy
 from tests.helpers.quick_games import SHORT_JUNQI, SHORT_TBW, TBW_SCENARIO
@@ -791,7 +792,7 @@ def _train_ppo(extra: list[str], files: dict[str, str], out: Path, monkeypatch) 
     """scripts/train_ppo.py's main with ``extra``, stopped where training would start; returns
     the models that got there."""
     maskable_ppo = maskable_ppo_or_skip()
-    from scripts.train_ppo import main
+    from agents.cli.train import main
 
     started: list[Any] = []
 

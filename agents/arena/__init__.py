@@ -5,7 +5,8 @@ forward model the environments wrap, so a match between two search agents pays n
 
 Two layers:
 
-- ``play_game`` / ``run_match``: a seat-swapped match between two agent objects, in process.
+- ``play_game`` / ``run_match``: a seat-swapped match between two agent objects, in process:
+  the games (and the records, ``ArenaGame``) a round robin of the two plays with the same seeds.
 - ``run_round_robin``: every pair of agents given as spec strings (``agents.registry``), in
   *paired* games (for each game seed both seat assignments start from the same position: the
   same two Junqi layouts, or TBW's deterministic scenario), played in parallel processes. Every
@@ -63,10 +64,11 @@ from agents.arena.files import write_result
 from agents.arena.match import MatchResult, run_match
 from agents.arena.openings import random_opening
 from agents.arena.play import (
-    GameRecord,
+    GameSetup,
     game_factory,
     junqi_game,
     play_game,
+    play_seated,
     play_task,
     tbw_game,
     warm_up,
@@ -92,7 +94,14 @@ from agents.arena.results import PairingStats, Rating, RoundRobinResult
 from agents.arena.results_json import result_json
 from agents.arena.roundrobin import check_round_robin, run_round_robin
 from agents.arena.runners import RAY_MISSING, connect_ray, import_ray, ray_play_task
-from agents.arena.scheduling import GameTask, agent_seed, iter_tasks, pair_seed, schedule
+from agents.arena.scheduling import (
+    GameTask,
+    agent_seed,
+    iter_tasks,
+    match_tasks,
+    pair_seed,
+    schedule,
+)
 from agents.arena.stats import (
     ELO_ANCHOR,
     ELO_PER_NAT,
@@ -106,25 +115,22 @@ from agents.arena.tables import format_table, result_tables, result_title
 from tbw_envs.core.canonical import canonical_json
 from tbw_envs.core.contract import MAX_SEED
 from tbw_envs.core.seeding import derive_seed
-from tbw_envs.games import game_names
 from tbw_envs.junqi.env.game import layout_seed
 
-GAMES = game_names()  # the games' names ("tbw", "junqi"); tbw_envs.games has their descriptions
-
 __all__ = [
-    "DIGEST_SCHEME", "ELO_ANCHOR", "ELO_PER_NAT", "GAMES", "MAX_BOOTSTRAP", "MAX_GAMES",
+    "DIGEST_SCHEME", "ELO_ANCHOR", "ELO_PER_NAT", "MAX_BOOTSTRAP", "MAX_GAMES",
     "MAX_SEED", "MAX_WORKERS", "OPENING_FRACTION", "OUTPUT_FILES", "PLY_DIGEST_HEX",
     "PRIOR_GAMES", "RAY_MISSING", "RECORD_FORMAT", "RECORD_FORMATS", "Z_95", "ArenaGame",
-    "ArenaInputError", "ArenaTypeError", "DigestChain", "GameRecord", "GameTask", "MatchResult",
+    "ArenaInputError", "ArenaTypeError", "DigestChain", "GameSetup", "GameTask", "MatchResult",
     "PairingStats", "Rating", "RoundRobinResult", "agent_seed", "bradley_terry", "build_agent",
     "build_entrants", "canonical_json", "check_flag", "check_game", "check_int",
     "check_opening_plies", "check_out_dir", "check_ray_address", "check_round_robin",
     "check_specs", "check_total_games", "check_variant", "connect_ray", "default_variant",
     "derive_seed", "elo_ratings", "end_reason", "entrant_label", "entrant_spec", "entrants",
     "even_games", "format_table", "game_context", "game_factory", "import_ray", "iter_tasks",
-    "junqi_game", "layout_seed", "longest_game_plies", "max_opening_plies", "pair_seed",
-    "play_game", "play_task", "plot_round_robin", "ply_digest_list", "random_opening",
-    "ray_play_task", "record_digest", "record_start_state", "replay_record", "result_json",
-    "result_tables", "result_title", "run_match", "run_round_robin", "schedule", "tbw_game",
-    "unique_labels", "warm_up", "wilson_interval", "write_result",
+    "junqi_game", "layout_seed", "longest_game_plies", "match_tasks", "max_opening_plies",
+    "pair_seed", "play_game", "play_seated", "play_task", "plot_round_robin", "ply_digest_list",
+    "random_opening", "ray_play_task", "record_digest", "record_start_state", "replay_record",
+    "result_json", "result_tables", "result_title", "run_match", "run_round_robin", "schedule",
+    "tbw_game", "unique_labels", "warm_up", "wilson_interval", "write_result",
 ]

@@ -17,7 +17,7 @@ from tbw_envs.core.contract import (
     opening_plies_cap,
     short_repr,
 )
-from tbw_envs.games import GAMES, get_game
+from tbw_envs.games import game_names, get_game
 
 # - games: at most MAX_GAMES in one round robin (all pairings, after rounding up to even) or one
 #   match. Every finished game is kept in memory (its moves and digests) until the files are
@@ -76,8 +76,8 @@ def check_flag(value: Any, name: str) -> bool:
 
 
 def check_game_name(game: Any) -> str:
-    if not isinstance(game, str) or game not in GAMES:
-        raise ArenaInputError(f"unknown game {short_repr(game)}; games: {', '.join(GAMES)}")
+    if not isinstance(game, str) or game not in game_names():
+        raise ArenaInputError(f"unknown game {short_repr(game)}; games: {', '.join(game_names())}")
     return game
 
 

@@ -22,29 +22,42 @@ manifest; like the record digests it is not a signature.
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
 from typing import Any
 
 from tbw_envs.core.canonical import canonical_json
-from tbw_envs.games import get_game
+from tbw_envs.description import Game
 
 DIGEST_SCHEME = "sha256-chain/1"
 PLY_DIGEST_HEX = 16
 MANIFEST_FORMAT = "tbw-envs-arena-manifest/1"
+KEPT_CONTEXTS = 16  # game contexts a process keeps (``game_context``)
+
+# Each (game, variant) context computed in this process. Kept by the game's name, not the
+# description: a worker process receives a copy of the description with every task.
+_contexts: dict[tuple[str, str], bytes] = {}
 
 
-@lru_cache(maxsize=16)
-def game_context(game: str, variant: str) -> bytes:
-    """Canonical JSON of the game and the scenario or rule set it is played under."""
-    return canonical_json([game, get_game(game).variant_context(variant)])
+def game_context(game: Game, variant: Any) -> bytes:
+    """Canonical JSON of the game and the scenario or rule set it is played under (computed
+    once per process for a variant given by name or path)."""
+    key = (game.name, variant) if isinstance(variant, str) else None
+    context = _contexts.get(key) if key is not None else None
+    if context is None:
+        context = canonical_json([game.name, game.variant_context(variant)])
+        if key is not None:
+            if len(_contexts) >= KEPT_CONTEXTS:
+                del _contexts[next(iter(_contexts))]  # the oldest
+            _contexts[key] = context
+    return context
 
 
 class DigestChain:
-    """The running digest of one game (``DIGEST_SCHEME``): ``step`` after every ply."""
+    """The running digest of one game (``DIGEST_SCHEME``) of ``game``'s description:
+    ``step`` after every ply."""
 
-    def __init__(self, game: str, variant: str, state: Any):
+    def __init__(self, game: Game, variant: Any, state: Any):
         self.game = game
-        self.state_encoding = get_game(game).state_encoding
+        self.state_encoding = game.state_encoding
         self.value = hashlib.sha256(b"tbw-envs-arena/start\0" + game_context(game, variant)
                                     + b"\0" + self.state_encoding(state)).digest()
         self.start = self.value.hex()

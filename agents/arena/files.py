@@ -81,8 +81,13 @@ def write_games_csv(result: RoundRobinResult, path: Path) -> None:
                 *(f"{1000 * g.max_move_seconds[s]:.3f}" for s in (0, 1)),
                 *(("", "") if g.forfeit is None else (
                     g.labels[g.forfeit["seat"]],
-                    f"ply {g.forfeit['ply']}: {g.forfeit['reason']}")),
+                    f"{forfeit_when(g.forfeit['ply'])}: {g.forfeit['reason']}")),
             ])
+
+
+def forfeit_when(ply: int) -> str:
+    """When a forfeit's fault came, for games.csv: ``ply 7``, or ``before play`` (ply 0)."""
+    return "before play" if ply == 0 else f"ply {ply}"
 
 
 def write_pairings_csv(result: RoundRobinResult, path: Path) -> None:

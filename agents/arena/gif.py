@@ -1,195 +1,101 @@
 """Arena records as animated GIFs (matplotlib): the board drawn once, then the pieces of every
-K-th position of the verified replay."""
+K-th position of the verified replay.
+
+A game draws its own board when its description names a drawing (``Game.drawing``, a module
+whose ``DRAWING`` is an ``agents.common.drawing.BoardDrawing``); any other game is drawn as its
+text render (``Game.render_text``) in a monospace frame. Every GIF has the same caption: which
+agent played which seat, in its colour; the last frame says who won.
+"""
 
 from __future__ import annotations
 
+import importlib
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agents.arena.record_shape import check_record_shape
 from agents.arena.records import record_start_state
 from agents.arena.replay import replay
-from tbw_envs.junqi.actions import describe_action
-from tbw_envs.junqi.board import COLS, NUM_POSTS, RAIL, ROW_LETTERS, ROWS, board_graph
-from tbw_envs.junqi.pieces import PIECE_CODES
-from tbw_envs.junqi.rules import EMPTY
-from tbw_envs.tbw.render import PLAYER_COLOR_NAMES, PLAYER_COLORS, terrain_color, unit_label
+from agents.common.drawing import SEAT_COLOR_WORDS, BoardDrawing, outcome_words
+from tbw_envs.games import Game, get_game
+
+__all__ = ["GIF_FRAMES", "board_drawing", "gif_caption", "start_figure", "text_drawing",
+           "write_gif"]
 
 GIF_FRAMES = 120  # default --every for a GIF keeps about this many frames
-
-_SIDE_FILL = tuple("#" + "".join(f"{c:02x}" for c in color) for color in PLAYER_COLORS)
-
-
-
-def outcome_words(winner: int | None, end_reason: Any) -> str:
-    """A finished game in words, as the web page says it: "player 1 won: annihilation"."""
-    who = "a draw" if winner is None else f"player {winner} won"
-    return f"{who}: {str(end_reason).replace('_', ' ')}"
+# The text drawing's monospace font, and the size in inches of one character cell at it.
+TEXT_FONT_SIZE = 8.0
+_CHAR_WIDTH, _LINE_HEIGHT = 0.62 * TEXT_FONT_SIZE / 72, 1.25 * TEXT_FONT_SIZE / 72
+MAX_FIGURE_INCHES = 12.0
 
 
 def gif_caption(record: dict[str, Any]) -> str:
     """Who played which seat, in its colour: a line per seat with the agent's spec."""
     specs = record.get("specs") or record.get("agents") or ["?", "?"]
-    return "\n".join(f"player {seat} ({PLAYER_COLOR_NAMES[seat].lower()}): {specs[seat]}"
+    return "\n".join(f"player {seat} ({SEAT_COLOR_WORDS[seat]}): {specs[seat]}"
                      for seat in (0, 1))
 
 
-# A GIF redraws only the pieces: the board (terrain, roads, railroads) is drawn once, and each
-# frame's pieces are removed before the next frame's are added.
+def board_drawing(game: Game) -> BoardDrawing:
+    """How ``game`` is drawn: its own drawing if its description names one, else its text."""
+    if game.drawing is None:
+        return text_drawing(game)
+    drawing = getattr(importlib.import_module(game.drawing), "DRAWING", None)
+    if not isinstance(drawing, BoardDrawing):
+        raise ValueError(f"game {game.name!r}: its drawing module {game.drawing!r} has no "
+                         f"DRAWING (a BoardDrawing)")
+    return drawing
 
 
-def draw_tbw_board(ax: Any, state: Any) -> None:
-    """TBW terrain: one coloured tile per board tile (hex boards shift odd rows half a tile)."""
-    from matplotlib.patches import Rectangle
-
-    scenario = state.scenario
-    board = scenario.board
-    for tile in range(board.size):
-        x, y = _tbw_xy(state, tile)
-        terrain = scenario.terrain_types[scenario.terrain_grid[tile]].name
-        ax.add_artist(Rectangle((x - 0.5, y - 0.5), 1, 1, edgecolor="#555555", linewidth=0.5,
-                                facecolor=terrain_color(terrain) / 255.0))
-    ax.set_xlim(0 - 0.5, board.cols - 0.5 + (0.5 if board.topology == "hex" else 0.0))
-    ax.set_ylim(board.rows - 0.5, -0.5)
-    ax.set_xticks(range(board.cols))
-    ax.set_yticks(range(board.rows))
+def _text(game: Game, state: Any) -> str:
+    render = getattr(game, "render_text", None)
+    return render(state) if callable(render) else str(state)
 
 
-def _tbw_xy(state: Any, tile: int) -> tuple[float, float]:
-    board = state.scenario.board
-    row, col = board.rc(tile)
-    return col + (0.5 if board.topology == "hex" and row % 2 else 0.0), float(row)
+def _winner(state: Any) -> int | None:
+    """The seat whose return is highest, or None for equal returns (a draw)."""
+    returns = list(state.returns())
+    return None if max(returns) == min(returns) else returns.index(max(returns))
 
 
-def draw_tbw_position(ax: Any, state: Any) -> list[Any]:
-    """TBW units as side-coloured discs (gold rim: a leader) with their label and Hp."""
-    from matplotlib.patches import Circle
+def text_drawing(game: Game) -> BoardDrawing:
+    """A game with no drawing of its own: each frame its text render, in a monospace frame
+    sized for the first position's text, titled with who is to move or who won."""
 
-    scenario = state.scenario
-    artists = []
-    for uid, tile in enumerate(state.pos):
-        if state.hp[uid] <= 0:
-            continue
-        x, y = _tbw_xy(state, tile)
-        unit = scenario.units[uid]
-        artists.append(ax.add_artist(Circle(
-            (x, y), 0.42, facecolor=_SIDE_FILL[unit.side], linewidth=1.5,
-            edgecolor="gold" if unit.leader else "white",
-        )))
-        artists.append(ax.text(x, y - 0.08, unit_label(scenario, uid), ha="center",
-                               va="center", color="white", fontsize=8, fontweight="bold"))
-        artists.append(ax.text(x, y + 0.22, str(state.hp[uid]), ha="center", va="center",
-                               color="white", fontsize=6))
-    if state.is_terminal():
-        status = outcome_words(state.winner, state.end_reason)
-    else:
-        status = f"player {state.current_player} to move"
-    ax.set_title(f"{scenario.name}: turn {state.turn}/{scenario.max_turns}, {status}",
-                 fontsize=9)
-    return artists
+    def figure_size(state: Any) -> tuple[float, float]:
+        lines = _text(game, state).splitlines() or [""]
+        width = 1.0 + _CHAR_WIDTH * max(len(line) for line in lines)
+        height = 1.0 + _LINE_HEIGHT * len(lines)
+        return min(MAX_FIGURE_INCHES, max(3.0, width)), min(MAX_FIGURE_INCHES, max(2.0, height))
 
+    def draw_board(ax: Any, state: Any) -> None:
+        ax.set_aspect("auto")  # the text's own shape, not a square board's
+        ax.set_xticks([])
+        ax.set_yticks([])
 
-# The front line between rows F and G is drawn as a gap, as on a real board.
-_JUNQI_RIVER_GAP = 0.8
+    def draw_position(ax: Any, state: Any) -> list[Any]:
+        if state.is_terminal():
+            status = outcome_words(_winner(state), state.end_reason)
+        else:
+            status = f"player {state.current_player} to move"
+        ax.set_title(f"{game.title}: {status}", fontsize=9)
+        return [ax.text(0.02, 0.98, _text(game, state), transform=ax.transAxes, ha="left",
+                        va="top", family="monospace", fontsize=TEXT_FONT_SIZE)]
+
+    return BoardDrawing(figure_size, draw_board, draw_position)
 
 
-def _junqi_xy(post: int) -> tuple[float, float]:
-    row, col = divmod(post, COLS)
-    return float(col), row + (_JUNQI_RIVER_GAP if row >= 6 else 0.0)
-
-
-def draw_junqi_board(ax: Any, state: Any = None) -> None:
-    """The Junqi board: railroads thick, roads thin, camps round, headquarters boxed."""
-    from matplotlib.collections import LineCollection
-    from matplotlib.patches import Circle, FancyBboxPatch
-
-    graph = board_graph()
-    for rail in (False, True):
-        segments = [(_junqi_xy(a), _junqi_xy(b)) for a, b, kind in graph.links
-                    if (kind == RAIL) == rail]
-        ax.add_collection(LineCollection(segments, colors="#333333" if rail else "#999999",
-                                         linewidths=2.4 if rail else 0.8, zorder=1))
-    for post in range(NUM_POSTS):
-        x, y = _junqi_xy(post)
-        if graph.is_camp[post]:
-            ax.add_artist(Circle((x, y), 0.3, facecolor="#f3e7c4", edgecolor="#333333",
-                                 zorder=2))
-        elif graph.is_headquarters[post]:
-            ax.add_artist(FancyBboxPatch((x - 0.3, y - 0.22), 0.6, 0.44,
-                                         boxstyle="round,pad=0.02", facecolor="#e8d7a8",
-                                         edgecolor="#333333", zorder=2))
-    ax.set_xlim(-0.6, COLS - 0.4)
-    ax.set_ylim(ROWS - 1 + _JUNQI_RIVER_GAP + 0.6, -0.6)
-    ax.set_yticks([_junqi_xy(row * COLS)[1] for row in range(ROWS)], list(ROW_LETTERS))
-    ax.set_xticks(range(COLS))
-
-
-def draw_junqi_position(ax: Any, state: Any) -> list[Any]:
-    """Every piece, omniscient: a side-coloured tile with its code; the last move an arrow."""
-    from matplotlib.patches import FancyBboxPatch
-
-    artists = []
-    for post in range(NUM_POSTS):
-        owner = state.owner[post]
-        if owner == EMPTY:
-            continue
-        x, y = _junqi_xy(post)
-        artists.append(ax.add_artist(FancyBboxPatch(
-            (x - 0.34, y - 0.2), 0.68, 0.4, boxstyle="round,pad=0.02",
-            facecolor=_SIDE_FILL[owner], edgecolor="white", zorder=3,
-        )))
-        artists.append(ax.text(x, y, PIECE_CODES[state.kind[post]], ha="center", va="center",
-                               color="white", fontsize=8, fontweight="bold", zorder=4))
-    last_move = ""
-    if state.history:
-        last = state.history[-1]
-        (xa, ya), (xb, yb) = _junqi_xy(last.from_post), _junqi_xy(last.to_post)
-        artists.append(ax.annotate(
-            "", xy=(xb, yb), xytext=(xa, ya), zorder=5,
-            arrowprops={"arrowstyle": "->", "color": "#ff9800", "linewidth": 2},
-        ))
-        move = describe_action(last.from_post * NUM_POSTS + last.to_post)
-        last_move = f"\nlast: player {last.player} {move}"
-    if state.is_terminal():
-        status = outcome_words(state.winner, state.end_reason)
-    else:
-        status = f"player {state.current_player} to move"
-    ax.set_title(f"Junqi ({state.rules.name}) ply {state.ply}, {status}{last_move}",
-                 fontsize=8)
-    return artists
-
-
-def tbw_figure_size(state: Any) -> tuple[float, float]:
-    board = state.scenario.board
-    return min(12.0, 1.0 + 0.55 * board.cols), min(12.0, 1.3 + 0.55 * board.rows)
-
-
-@dataclass(frozen=True)
-class BoardDrawing:
-    """How a game's GIF is drawn: the figure size (from the start), the board, the pieces."""
-
-    figure_size: Callable[[Any], tuple[float, float]]
-    draw_board: Callable[[Any, Any], None]
-    draw_position: Callable[[Any, Any], list[Any]]
-
-
-DRAWINGS = {
-    "tbw": BoardDrawing(tbw_figure_size, draw_tbw_board, draw_tbw_position),
-    "junqi": BoardDrawing(lambda state: (4.2, 8.4), draw_junqi_board, draw_junqi_position),
-}
-
-
-def start_figure(record: dict[str, Any], start: Any) -> tuple[Any, Any]:
+def start_figure(record: dict[str, Any], start: Any,
+                 drawing: BoardDrawing | None = None) -> tuple[Any, Any]:
     """The figure every frame is drawn on: sized for the game, captioned with the agents."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    width, height = DRAWINGS[record["game"]].figure_size(start)
+    drawing = drawing or board_drawing(get_game(record["game"]))
+    width, height = drawing.figure_size(start)
     fig, ax = plt.subplots(figsize=(width, height + 0.35))
     ax.set_aspect("equal")
     fig.text(0.5, 0.005, gif_caption(record), ha="center", va="bottom", fontsize=7)
@@ -208,11 +114,11 @@ def write_gif(record: dict[str, Any], out: str | Path, every: int | None = None,
     from matplotlib.animation import PillowWriter
 
     check_record_shape(record, index)
-    drawing = DRAWINGS[record["game"]]
+    drawing = board_drawing(get_game(record["game"]))
     plies = len(record["actions"])
     every = every or max(1, math.ceil(plies / GIF_FRAMES))
     start = record_start_state(record)
-    fig, ax = start_figure(record, start)
+    fig, ax = start_figure(record, start, drawing)
     writer = PillowWriter(fps=fps)
     shown: list[Any] = []
     frames = 0

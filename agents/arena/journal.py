@@ -3,12 +3,13 @@
 starting again (``run_round_robin(journal=..., resume=True)``, ``scripts/arena.py --resume``).
 
 The first line names the run: everything the games depend on (game, scenario or rule set,
-entrants, games per pairing, seed, opening plies, recorded thinking). Each further line is one
-finished game: its ``games.jsonl`` record plus what the record leaves out (timing). On resume
-every game is replayed through the game core (``agents.arena.replay``) and checked against the
-schedule, so a journal that was edited, or that belongs to another run, is refused with the
-line and the problem named. The one exception is a last line cut short, the mark of a process
-killed while writing: it is dropped and that game is played again.
+entrants, games per pairing, seed, opening plies, recorded thinking, and the move time limit
+when there is one). Each further line is one finished game: its ``games.jsonl`` record plus
+what the record leaves out (timing). On resume every game is replayed through the game core
+(``agents.arena.replay``) and checked against the schedule, so a journal that was edited, or
+that belongs to another run, is refused with the line and the problem named. The one exception
+is a last line cut short, the mark of a process killed while writing: it is dropped and that
+game is played again.
 
 Results do not depend on the interruption: every seed depends on the game alone, so a resumed
 run of fixed budgets (iterations, solves, generations) plays exactly the games an uninterrupted
@@ -42,11 +43,17 @@ TIMING_FIELDS = ("move_seconds", "max_move_seconds", "moves")
 
 
 def run_key(game: str, variant: str, specs: Sequence[str], games_per_pairing: int, seed: int,
-            opening_plies: int, record_thinking: bool) -> dict[str, Any]:
-    """What identifies a round robin's games: a resumed run must match it exactly."""
-    return {"game": game, "variant": variant, "specs": list(specs),
-            "games_per_pairing": games_per_pairing, "seed": seed,
-            "opening_plies": opening_plies, "record_thinking": record_thinking}
+            opening_plies: int, record_thinking: bool,
+            move_time_limit: float | None = None) -> dict[str, Any]:
+    """What identifies a round robin's games: a resumed run must match it exactly. The move
+    time limit is named only when there is one, so a run without one has the key it always
+    had."""
+    key = {"game": game, "variant": variant, "specs": list(specs),
+           "games_per_pairing": games_per_pairing, "seed": seed,
+           "opening_plies": opening_plies, "record_thinking": record_thinking}
+    if move_time_limit is not None:
+        key["move_time_limit"] = move_time_limit
+    return key
 
 
 def journal_line(game: ArenaGame) -> dict[str, Any]:
@@ -92,12 +99,14 @@ def check_against_task(game: ArenaGame, task: GameTask, where: str) -> None:
     """A journal game must be the game the schedule has at its id: same seats, seeds and
     opening request (the key matched, so anything else is an edited journal)."""
     # (what the message calls it, the game's value, the task's value)
-    fields = [(name, getattr(game, name), getattr(task, name))
-              for name in ("game", "variant", "pairing", "pair", "swapped", "seed", "labels",
-                           "agent_seeds", "base_seed")]
+    fields = [("game", game.game, task.game.name)]
+    fields += [(name, getattr(game, name), getattr(task, name))
+               for name in ("variant", "pairing", "pair", "swapped", "seed", "labels",
+                            "agent_seeds", "base_seed")]
     fields += [("specs", game.specs, tuple(entrant_spec(entry) for entry in task.entries)),
                ("opening request", game.opening_requested, task.opening_plies),
-               ("recorded thinking", game.thinking is not None, task.record_thinking)]
+               ("recorded thinking", game.thinking is not None, task.record_thinking),
+               ("move time limit", game.move_time_limit, task.move_time_limit)]
     for name, found, want in fields:
         if found != want:
             raise MalformedRecord(f"{where}: game {game.game_id} has {name} {short_repr(found)}, "
@@ -180,11 +189,13 @@ def resume_journal(path: str | Path, key: dict[str, Any], tasks: Sequence[GameTa
     that does not replay or does not match the schedule."""
     path = Path(path)
     header = read_journal_header(path)
-    for name, want in key.items():
-        if header["run"].get(name) != want:
+    # Both ways: a name only one of them has (the move time limit) differs too.
+    for name in dict.fromkeys([*key, *header["run"]]):
+        found, want = header["run"].get(name), key.get(name)
+        if found != want:
             raise ArenaInputError(
                 f"journal: {short_repr(str(path))} is a run with {name} "
-                f"{short_repr(header['run'].get(name))}, this one has {short_repr(want)}: "
+                f"{short_repr(found)}, this one has {short_repr(want)}: "
                 f"resume it with the arguments it was started with")
     raw = path.read_bytes()
     complete = raw[:raw.rfind(b"\n") + 1]

@@ -23,7 +23,6 @@ checked here; a problem raises ``LadderConfigError`` naming the file and the fie
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,10 +33,11 @@ from agents.arena.checks import (
     check_game,
     check_opening_plies,
 )
+from agents.common.weights import resolve_config
 from tbw_envs.core.configs_path import configs_dir
 from tbw_envs.core.contract import MAX_SEED, is_integer, kind_of, short_repr
-from tbw_envs.core.yaml_loader import ConfigError, is_file, load_yaml
-from tbw_envs.games import GAMES, get_game
+from tbw_envs.core.yaml_loader import ConfigError, load_yaml
+from tbw_envs.games import game_names, get_game
 
 LADDER_KEYS = ("game", "variant", "games_per_opponent", "opening_plies", "seed", "pool",
                "source")
@@ -86,30 +86,17 @@ def bundled_ladder_dir() -> Path:
 def ladder_path(game: str, ladder: Any = None) -> Path:
     """The file of ``ladder``: None -> the game's bundled ``configs/ladder/<game>.yaml``; a name
     without a folder or suffix -> ``configs/ladder/<name>.yaml``; anything else a path."""
-    if ladder is None:
-        ladder = game
-    if isinstance(ladder, os.PathLike):
-        ladder = os.fspath(ladder)
-    if not isinstance(ladder, str):
-        raise LadderConfigError(f"ladder must be None, a name or a path, got {kind_of(ladder)} "
-                                f"{short_repr(ladder)}")
-    if not ladder.strip():
-        raise LadderConfigError(f"ladder: an empty name {short_repr(ladder)}")
-    is_name = "/" not in ladder and os.sep not in ladder and not ladder.endswith((".yaml", ".yml"))
-    path = bundled_ladder_dir() / f"{ladder}.yaml" if is_name else Path(ladder)
-    if not is_file(path):
-        bundled = sorted(p.stem for p in bundled_ladder_dir().glob("*.yaml"))
-        raise LadderConfigError(
-            f"{path}: no such ladder file (bundled ladders: {', '.join(bundled) or 'none'}); "
-            f"pass a ladder file's path")
-    return path
+    return resolve_config(game if ladder is None else ladder, bundled_ladder_dir(),
+                          what="ladder", also=("None (the game's own)",),
+                          error=LadderConfigError)
 
 
 def load_ladder(ladder: Any = None, game: str | None = None) -> Ladder:
     """The checked ladder ``ladder`` (None, a name or a path: ``ladder_path``); with ``game``,
     the ladder must be of that game."""
-    if game is not None and game not in GAMES:
-        raise LadderConfigError(f"unknown game {short_repr(game)}; games: {', '.join(GAMES)}")
+    if game is not None and game not in game_names():
+        raise LadderConfigError(f"unknown game {short_repr(game)}; games: "
+                                f"{', '.join(game_names())}")
     if ladder is None and game is None:
         raise LadderConfigError("load_ladder needs a ladder file or a game")
     path = ladder_path(game or "", ladder)
@@ -137,8 +124,8 @@ def check_ladder(data: Any, source: str = "<ladder>", base_dir: Path | None = No
     if missing:
         raise fail(f"missing key(s) {', '.join(missing)}")
     game = data["game"]
-    if not isinstance(game, str) or game not in GAMES:
-        raise fail(f"game: unknown game {short_repr(game)}; games: {', '.join(GAMES)}")
+    if not isinstance(game, str) or game not in game_names():
+        raise fail(f"game: unknown game {short_repr(game)}; games: {', '.join(game_names())}")
     variant = check_ladder_variant(game, data["variant"], base_dir, fail)
     games = whole(data["games_per_opponent"], "games_per_opponent", 2, MAX_GAMES, fail)
     if games % 2:

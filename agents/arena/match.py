@@ -1,8 +1,9 @@
-"""A seat-swapped match between two agent objects, in process (``run_match``)."""
+"""A seat-swapped match between two agent objects, in process (``run_match``): the games of a
+round robin of the two (``scheduling.match_tasks``: the same seeds, starts and records), played
+by ``play.play_seated`` with the agents given."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +14,9 @@ from agents.arena.checks import (
     check_flag,
     check_int,
 )
-from agents.arena.play import GameRecord, play_game
+from agents.arena.play import GameSetup, check_setup, play_in_process
+from agents.arena.records import ArenaGame
+from agents.arena.scheduling import match_tasks
 from agents.arena.stats import wilson_interval
 from tbw_envs.core.contract import MAX_SEED, kind_of, short_repr
 
@@ -21,17 +24,22 @@ from tbw_envs.core.contract import MAX_SEED, kind_of, short_repr
 @dataclass
 class MatchResult:
     agents: tuple[str, str]
-    games: list[GameRecord]
+    games: list[ArenaGame]  # in order; game k's labels say who sat where
 
     def score(self, name: str) -> dict[str, float]:
-        wins = sum(1 for g in self.games if g.winner() == name)
-        losses = sum(1 for g in self.games if g.winner() not in (None, name))
+        seats = [g.labels.index(name) if name in g.labels else None for g in self.games]
+        wins = sum(1 for g, seat in zip(self.games, seats, strict=True)
+                   if seat is not None and g.winner_seat == seat)
+        losses = sum(1 for g, seat in zip(self.games, seats, strict=True)
+                     if g.winner_seat is not None and g.winner_seat != seat)
         draws = len(self.games) - wins - losses
         n = max(len(self.games), 1)
         points = (wins + 0.5 * draws) / n
         ci_low, ci_high = wilson_interval(points * n, n)
-        secs = sum(g.seconds_per_agent.get(name, 0.0) for g in self.games)
-        moves = sum(g.moves_per_agent.get(name, 0) for g in self.games)
+        secs = sum(g.move_seconds[seat] for g, seat in zip(self.games, seats, strict=True)
+                   if seat is not None)
+        moves = sum(g.moves[seat] for g, seat in zip(self.games, seats, strict=True)
+                    if seat is not None)
         return {
             "wins": wins, "losses": losses, "draws": draws, "score": points,
             "ci_low": ci_low, "ci_high": ci_high,
@@ -57,13 +65,14 @@ class MatchResult:
         return "\n".join(lines)
 
 
-def run_match(new_state: Callable[[int], Any], agent_a: Any, agent_b: Any, games: int,
+def run_match(new_state: GameSetup, agent_a: Any, agent_b: Any, games: int,
               seed: int = 0, progress: bool = False) -> MatchResult:
-    """``games`` games, alternating seats: even games put ``agent_a`` on player 0. Every
-    argument is checked before the first game (``games`` at most ``MAX_GAMES``)."""
-    if not callable(new_state):
-        raise ArenaTypeError(f"new_state must be a callable new_state(seed), got "
-                             f"{kind_of(new_state)} {short_repr(new_state)}")
+    """``games`` games of ``new_state`` (a ``GameSetup``: ``game_factory``), alternating seats:
+    even games put ``agent_a`` on player 0, and games 2k and 2k+1 start alike. They are the
+    first ``games`` games of a round robin of the two agents with base seed ``seed``
+    (``scheduling.match_tasks``). Every argument is checked before the first game (``games``
+    at most ``MAX_GAMES``); an agent's error is raised as it is."""
+    setup = check_setup(new_state)
     for which, agent in (("agent_a", agent_a), ("agent_b", agent_b)):
         for method in ("act", "reset"):
             if not callable(getattr(agent, method, None)):
@@ -76,24 +85,26 @@ def run_match(new_state: Callable[[int], Any], agent_a: Any, agent_b: Any, games
         raise ArenaInputError("agent_a and agent_b are the same object: pass two agents (a "
                               "match against itself needs a second copy)")
     games = check_int(games, "games", 1, MAX_GAMES)
-    seed = check_int(seed, "seed", 0, MAX_SEED - MAX_GAMES)
+    seed = check_int(seed, "seed", 0, MAX_SEED)
     progress = check_flag(progress, "progress")
     if agent_a.name == agent_b.name:
         agent_b.name = f"{agent_b.name} (2)"
-    iterator = range(games)
+    tasks: Any = match_tasks(setup.game, setup.variant, (agent_a.name, agent_b.name), games,
+                             seed, setup.opening_plies)
     bar = None
     if progress:
         try:
             from tqdm import tqdm
 
-            bar = tqdm(iterator, desc=f"{agent_a.name} v {agent_b.name}", unit="game")
-            iterator = bar
+            bar = tqdm(tasks, desc=f"{agent_a.name} v {agent_b.name}", unit="game",
+                       total=games)
+            tasks = bar
         except ImportError:  # the progress bar is a nicety, never a requirement
             pass
     records = []
-    for g in iterator:
-        seats = (agent_a, agent_b) if g % 2 == 0 else (agent_b, agent_a)
-        records.append(play_game(new_state, seats, seed=seed + g))
+    for task in tasks:
+        seats = (agent_b, agent_a) if task.swapped else (agent_a, agent_b)
+        records.append(play_in_process(task, seats))
         if bar is not None:
             result = MatchResult((agent_a.name, agent_b.name), records)
             bar.set_postfix({agent_a.name[:12]: f"{result.score(agent_a.name)['score']:.2f}"})

@@ -10,7 +10,7 @@ from typing import Any
 from agents.arena.digests import DIGEST_SCHEME, PLY_DIGEST_HEX
 from agents.arena.records import RECORD_FORMAT, RECORD_FORMATS, MalformedRecord
 from tbw_envs.core.contract import is_integer, short_repr
-from tbw_envs.games import GAMES, get_game
+from tbw_envs.games import game_names, get_game
 
 
 def record_name(record: dict[str, Any], index: int | None = None) -> str:
@@ -93,9 +93,9 @@ def check_record_shape(record: Any, index: int | None = None) -> None:
         raise MalformedRecord(f"{name}: unknown record format {short_repr(fmt)}; expected one "
                               f"of {', '.join(RECORD_FORMATS)}")
     game = record.get("game")
-    if not isinstance(game, str) or game not in GAMES:
+    if not isinstance(game, str) or game not in game_names():
         raise MalformedRecord(f"{name}: unknown game {short_repr(game)}; expected one of "
-                              f"{', '.join(GAMES)}")
+                              f"{', '.join(game_names())}")
     description = get_game(game)
     noun = description.variant_noun.replace(" ", "-")  # "a rule-set name"
     shape = list(_SHAPE) + [((description.variant_flag,), _is_text, f"a {noun} name or path")]

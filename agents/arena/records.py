@@ -19,20 +19,27 @@ from agents.arena.digests import (
     record_digest,
 )
 from tbw_envs.core.contract import short_repr
-from tbw_envs.games import GAMES, get_game
+from tbw_envs.description import Game
+from tbw_envs.games import game_names, get_game, registered_games
 
 # /2 adds the base seed, the seating, the requested opening length and the digests ("digests",
 # ``DIGEST_SCHEME``); scripts/replay.py still verifies /1 records as far as they allow.
 RECORD_FORMAT = "tbw-envs-arena-game/2"
 RECORD_FORMATS = ("tbw-envs-arena-game/1", RECORD_FORMAT)
-# A record names its variant under every game's key ("scenario", "rules"), null but for its own.
-VARIANT_KEYS = tuple(game.variant_flag for game in GAMES.values())
 MAX_LINE_BYTES = 64 * 2**20  # one record; a 1,000,000-ply game with its digests is ~25 MB
 MANIFEST_SUFFIX = ".manifest.json"  # games.jsonl's manifest is games.manifest.json
-# A game lost by an agent that raised or returned an illegal action (on_agent_error="forfeit").
+# A game lost by an agent at fault (on_agent_error="forfeit"; ``agents.arena.play``).
 FORFEIT_END_REASON = "forfeit"
-FORFEIT_KINDS = ("raised", "illegal_action")
+# What the agent did: on a move (ply >= 1), or before play (ply 0: the game was never set up).
+MOVE_FORFEIT_KINDS = ("raised", "illegal_action", "time_out", "thinking_failed")
+BEFORE_PLAY_FORFEIT_KINDS = ("reset_failed", "layout_failed")
+FORFEIT_KINDS = MOVE_FORFEIT_KINDS + BEFORE_PLAY_FORFEIT_KINDS
 
+
+def variant_keys() -> tuple[str, ...]:
+    """The registered games' variant keys ("scenario", "rules", ...): a record names its variant
+    under every one of them, null but for its own game's."""
+    return tuple(dict.fromkeys(game.variant_flag for game in registered_games()))
 
 class ReplayMismatch(ValueError):
     """A record that does not replay: an illegal action, or a result that differs."""
@@ -85,10 +92,14 @@ class ArenaGame:
     start: dict[str, Any] = field(default_factory=dict)  # GameStart.record: the record's start
     # With --record-thinking: per ply, what the mover's thinking() said (None: nothing).
     thinking: list[Any] | None = None
-    # A game an agent lost by raising or by an illegal action (on_agent_error="forfeit"):
-    # {"seat", "agent", "spec", "kind" ("raised" or "illegal_action"), "reason", "ply" (of
-    # the bad move, 1-based), and for an illegal action "action"}; ``actions`` stop before it.
+    # A game an agent lost by a fault (on_agent_error="forfeit"): {"seat", "agent", "spec",
+    # "kind" (FORFEIT_KINDS), "reason", "ply" (of the bad move, 1-based; 0 before play), and
+    # for an illegal action "action"}; ``actions`` stop before the bad move. A game lost before
+    # play holds no action and the start the pair's seed gives with no agent choosing.
     forfeit: dict[str, Any] | None = None
+    # Seconds an agent might take for a move (``run_round_robin(move_time_limit=...)``), None:
+    # no limit. It can change results, so a record with a limit says so ("move_time_limit").
+    move_time_limit: float | None = None
 
     @property
     def winner_seat(self) -> int | None:
@@ -113,12 +124,13 @@ class ArenaGame:
         """The replayable record (one line of ``games.jsonl``): the /1 fields plus the base
         seed, the seating, the requested opening and the digests (``DIGEST_SCHEME``), the last
         of them ``digests.record`` over everything else. A forfeited game's result holds
-        ``forfeit`` (``agents.arena.replay`` checks it)."""
+        ``forfeit`` (``agents.arena.replay`` checks it); a game played under a move time limit
+        says which ("move_time_limit", absent without one, so such records are as before)."""
         own_key = get_game(self.game).variant_flag
         record = {
             "format": RECORD_FORMAT,
             "game": self.game,
-            **{key: self.variant if key == own_key else None for key in VARIANT_KEYS},
+            **{key: self.variant if key == own_key else None for key in variant_keys()},
             "game_id": self.game_id,
             "pairing": self.pairing,
             "pair": self.pair,
@@ -128,6 +140,7 @@ class ArenaGame:
             "agents": list(self.labels),
             "specs": list(self.specs),
             "agent_seeds": list(self.agent_seeds),
+            **({} if self.move_time_limit is None else {"move_time_limit": self.move_time_limit}),
             "start": self.start | {"opening_plies": self.opening_plies,
                                    "opening_plies_requested": self.opening_requested},
             "actions": list(self.actions),
@@ -180,15 +193,20 @@ def game_from_record(record: dict[str, Any], layouts: tuple[str, str] | None = N
                if k not in ("opening_plies", "opening_plies_requested")},
         thinking=record.get("thinking"),
         forfeit=dict(result["forfeit"]) if "forfeit" in result else None,
+        move_time_limit=record.get("move_time_limit"),
     )
 
 
 def record_start_state(record: dict[str, Any]) -> Any:
     """The initial state of a ``games.jsonl`` record."""
     name = record.get("game")
-    if not isinstance(name, str) or name not in GAMES:
+    if not isinstance(name, str) or name not in game_names():
         raise ValueError(f"record has unknown game {name!r}")
-    game = get_game(name)
+    return start_state(get_game(name), record)
+
+
+def start_state(game: Game, record: dict[str, Any]) -> Any:
+    """The initial state of a record of ``game`` (its description, already found)."""
     return game.start_from_record(record[game.variant_flag], record.get("start", {}))
 
 

@@ -12,10 +12,15 @@ games of each pair must swap seats, and with the file's manifest (``agents.arena
 no record may be missing, doubled, out of order, changed or added. Records of format /1 carry
 no digests: they are checked as far as they allow (``digest_note`` says so).
 
-A forfeited game (``result.forfeit``: an agent raised or returned an illegal action) replays up
+A forfeited game (``result.forfeit``: an agent at fault, ``records.FORFEIT_KINDS``) replays up
 to the bad move; the game must not be over there, the forfeit must name the agent whose turn it
-was and that ply, and the result must be its loss. An illegal action is checked to be illegal
-in that position; that an agent raised cannot be checked from the record (``forfeit_note``).
+was and that ply, and the result must be its loss. A game lost before play (ply 0: a reset or a
+layout choice that failed) holds no action and no opening, and starts where the pair's seed
+starts when no agent chooses (Junqi: both layouts random, as ``check_seeds`` checks). A time-out
+needs the record's ``move_time_limit``, a failed ``thinking()`` its recorded thinking. An
+illegal action is checked to be illegal in that position; that an agent raised, ran out of time
+or failed outside ``act`` cannot be checked from the record, since the verifier runs no agent
+(``forfeit_note`` says so).
 """
 
 from __future__ import annotations
@@ -23,38 +28,43 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
+from agents.arena.checks import ArenaInputError
 from agents.arena.completeness import Manifest, completeness_problems, listed_digests
 from agents.arena.digests import PLY_DIGEST_HEX, DigestChain, record_digest
 from agents.arena.openings import random_opening
 from agents.arena.record_shape import check_record_shape, has_digests, record_name
 from agents.arena.records import (
+    BEFORE_PLAY_FORFEIT_KINDS,
     FORFEIT_END_REASON,
     FORFEIT_KINDS,
     RECORD_FORMATS,
-    VARIANT_KEYS,
     MalformedRecord,
     ReplayMismatch,
     forfeit_returns,
-    record_start_state,
+    start_state,
+    variant_keys,
 )
-from agents.arena.scheduling import agent_seed, pair_seed
+from agents.arena.scheduling import agent_seed, check_move_time_limit, pair_seed
+from agents.common.params import MAX_SECONDS
 from tbw_envs.core.contract import is_integer, short_repr
+from tbw_envs.description import Game
 from tbw_envs.games import get_game
 
 
-def describe(game: str, state: Any, action: Any) -> str:
+def describe(game: Game, state: Any, action: Any) -> str:
     """An action in words, or why it is not one."""
     if not is_integer(action):
         return f"not an integer but {type(action).__name__}"
     try:
-        return get_game(game).describe_action(state, action)
+        return game.describe_action(state, action)
     except ValueError as exc:
         return str(exc)
 
 
-def check_seeds(record: dict[str, Any], fail: Callable[[str], ReplayMismatch]) -> None:
+def check_seeds(record: dict[str, Any], game: Game,
+                fail: Callable[[str], ReplayMismatch]) -> None:
     """The pair's seed, the agents' seeds and random layouts (Junqi's) derive from the seeds
-    the record names (``agents.arena.scheduling.schedule``)."""
+    the record of ``game`` names (``agents.arena.scheduling.schedule``)."""
     seed, pair = record["seed"], record["pair"]
     if has_digests(record):
         expected = pair_seed(record["base_seed"], record["pairing"], pair)
@@ -71,7 +81,6 @@ def check_seeds(record: dict[str, Any], fail: Callable[[str], ReplayMismatch]) -
     if found not in candidates:
         raise fail(f"agent_seeds differ: the record says {short_repr(found)}, the seed "
                    f"{seed} and its seating give {short_repr(candidates[0])}")
-    game = get_game(record["game"])
     if game.has_layouts and "random" in record["start"]["layout_sources"]:
         # The layouts the seed draws for seats whose agents choose none.
         try:
@@ -123,17 +132,32 @@ def replayed_result(state: Any, plies: int) -> dict[str, Any]:
             "plies": plies}
 
 
-def check_forfeit(record: dict[str, Any], state: Any, name: str,
-                  fail: Callable[[str], ReplayMismatch]) -> dict[str, Any]:
-    """The result a forfeit (``result.forfeit``) gives, after checking it against the replay:
-    ``state`` is the position after the record's actions, where the bad move was to be made."""
+def check_time_limit(record: dict[str, Any], name: str) -> None:
+    """A record's optional ``move_time_limit``: seconds as ``check_move_time_limit`` allows (the
+    field is absent when no limit applied)."""
+    if "move_time_limit" not in record:
+        return
+    value = record["move_time_limit"]
+    try:
+        valid = value is not None and check_move_time_limit(value) is not None
+    except ArenaInputError:
+        valid = False
+    if not valid:
+        raise MalformedRecord(f"{name}: field 'move_time_limit' must be a number of seconds > 0 "
+                              f"and <= {MAX_SECONDS:g} (absent without a limit), got "
+                              f"{short_repr(value)}")
+
+
+def check_forfeit_shape(record: dict[str, Any], name: str) -> dict[str, Any]:
+    """A record's ``result.forfeit``, every field present and of its type."""
     forfeit = record["result"]["forfeit"]
     shape = [("seat", lambda v: is_integer(v) and v in (0, 1), "0 or 1"),
              ("agent", lambda v: isinstance(v, str), "a string"),
              ("spec", lambda v: isinstance(v, str), "a string"),
              ("kind", lambda v: v in FORFEIT_KINDS, f"one of {', '.join(FORFEIT_KINDS)}"),
              ("reason", lambda v: isinstance(v, str) and bool(v.strip()), "a string"),
-             ("ply", lambda v: is_integer(v) and v >= 1, "a positive integer")]
+             ("ply", lambda v: is_integer(v) and v >= 0,
+              "a non-negative integer (0: before play)")]
     if not isinstance(forfeit, dict):
         raise MalformedRecord(f"{name}: field 'result.forfeit' must be an object, got "
                               f"{type(forfeit).__name__} {short_repr(forfeit)}")
@@ -143,20 +167,60 @@ def check_forfeit(record: dict[str, Any], state: Any, name: str,
         if not test(forfeit[key]):
             raise MalformedRecord(f"{name}: field 'result.forfeit.{key}' must be {what}, got "
                                   f"{short_repr(forfeit[key])}")
+    return forfeit
+
+
+def check_unplayed(record: dict[str, Any], game: Game,
+                   fail: Callable[[str], ReplayMismatch]) -> None:
+    """A game lost before play: no action, no opening, and (Junqi) no layout of an agent's (the
+    start is the seed's with no agent choosing)."""
+    kind = record["result"]["forfeit"]["kind"]
+    if kind not in BEFORE_PLAY_FORFEIT_KINDS:
+        raise fail(f"result.forfeit.ply is 0 (before play), but kind {kind!r} is a fault on a "
+                   f"move (before play: {', '.join(BEFORE_PLAY_FORFEIT_KINDS)})")
+    if record["actions"] or record["start"]["opening_plies"]:
+        raise fail(f"result.forfeit.ply is 0 (before play), but the record has "
+                   f"{len(record['actions'])} actions and start.opening_plies "
+                   f"{record['start']['opening_plies']}")
+    sources = record["start"].get("layout_sources")
+    if sources is not None and list(sources) != ["random", "random"]:
+        raise fail(f"result.forfeit.ply is 0 (before play), so no agent chose a layout, but "
+                   f"start.layout_sources is {short_repr(sources)}")
+    if kind == "layout_failed" and not game.has_layouts:
+        raise fail(f"result.forfeit.kind is 'layout_failed', but in {record['game']} no agent "
+                   f"chooses a layout")
+
+
+def check_forfeit(record: dict[str, Any], game: Game, state: Any, name: str,
+                  fail: Callable[[str], ReplayMismatch]) -> dict[str, Any]:
+    """The result a forfeit (``result.forfeit``) gives, after checking it against the replay:
+    ``state`` is the position after the record's actions, where the bad move was to be made
+    (the start, for a game lost before play: ``check_unplayed`` checked it)."""
+    forfeit = check_forfeit_shape(record, name)
     seat, ply, plies = forfeit["seat"], forfeit["ply"], len(record["actions"])
     if state.is_terminal():
         raise fail(f"result.forfeit: the game was over after {plies} plies "
                    f"({state.end_reason}), so nobody could forfeit it")
-    if ply != plies + 1:
-        raise fail(f"result.forfeit.ply is {ply}, but the record's {plies} actions put the bad "
-                   f"move on ply {plies + 1}")
-    if seat != state.current_player:
-        raise fail(f"result.forfeit.seat is {seat}, but ply {ply} was player "
-                   f"{state.current_player}'s move")
+    if ply != 0:
+        if forfeit["kind"] in BEFORE_PLAY_FORFEIT_KINDS:
+            raise fail(f"result.forfeit.kind {forfeit['kind']!r} is a fault before play, but "
+                       f"result.forfeit.ply is {ply}, not 0")
+        if ply != plies + 1:
+            raise fail(f"result.forfeit.ply is {ply}, but the record's {plies} actions put the "
+                       f"bad move on ply {plies + 1}")
+        if seat != state.current_player:
+            raise fail(f"result.forfeit.seat is {seat}, but ply {ply} was player "
+                       f"{state.current_player}'s move")
     for key, names in (("agent", "agents"), ("spec", "specs")):
         if forfeit[key] != record[names][seat]:
             raise fail(f"result.forfeit.{key} is {short_repr(forfeit[key])}, but player {seat} "
                        f"is {short_repr(record[names][seat])}")
+    if forfeit["kind"] == "time_out" and "move_time_limit" not in record:
+        raise fail("result.forfeit.kind is 'time_out', but the record has no move_time_limit: "
+                   "the game was played without one")
+    if forfeit["kind"] == "thinking_failed" and "thinking" not in record:
+        raise fail("result.forfeit.kind is 'thinking_failed', but the record holds no thinking: "
+                   "the game was played without recording it")
     if forfeit["kind"] == "illegal_action":
         if "action" not in forfeit:
             raise MalformedRecord(f"{name}: missing field 'result.forfeit.action' (the illegal "
@@ -164,7 +228,7 @@ def check_forfeit(record: dict[str, Any], state: Any, name: str,
         action = forfeit["action"]
         if is_integer(action) and action in state.legal_actions():
             raise fail(f"result.forfeit: action {action} "
-                       f"({describe(record['game'], state, action)}) is legal on ply {ply}, "
+                       f"({describe(game, state, action)}) is legal on ply {ply}, "
                        f"so it was no reason to forfeit")
         if not is_integer(action) and not isinstance(action, str):
             raise MalformedRecord(f"{name}: field 'result.forfeit.action' must be an integer "
@@ -187,22 +251,33 @@ def record_result(record: dict[str, Any], state: Any) -> dict[str, Any]:
     return forfeit_result(forfeit["seat"], plies) if forfeit else replayed_result(state, plies)
 
 
+# What an agent did, for the faults a record cannot prove (the verifier runs no agent).
+UNCHECKABLE_FAULTS = {"raised": "raised", "time_out": "ran out of time",
+                      "thinking_failed": "failed in thinking()",
+                      "reset_failed": "failed in reset()",
+                      "layout_failed": "failed to choose a layout"}
+
+
 def forfeit_note(records: list[dict[str, Any]]) -> str | None:
-    """What the summary says about forfeited games, if any: an illegal action was checked, a
-    raise cannot be."""
+    """What the summary says about forfeited games, if any: an illegal action was checked; a
+    raise, a time-out or a failure outside ``act`` cannot be."""
     forfeits = [(i, r["result"]["forfeit"]) for i, r in enumerate(records)
                 if isinstance(r, dict) and isinstance(r.get("result"), dict)
                 and isinstance(r["result"].get("forfeit"), dict)]
     if not forfeits:
         return None
-    raised = [i for i, f in forfeits if f.get("kind") == "raised"]
     note = (f"{len(forfeits)} of {len(records)} records are games an agent forfeited: their "
             f"moves up to the bad one were replayed and the loss checked")
-    if len(raised) < len(forfeits):
+    if any(f.get("kind") == "illegal_action" for _, f in forfeits):
         note += "; each illegal action was checked to be illegal there"
-    if raised:
-        shown = ", ".join(map(str, raised[:8])) + (", ..." if len(raised) > 8 else "")
-        note += (f"; that the agent raised (records {shown}) cannot be checked from a record: "
+    unchecked = []
+    for kind, did in UNCHECKABLE_FAULTS.items():
+        indices = [i for i, f in forfeits if f.get("kind") == kind]
+        if indices:
+            shown = ", ".join(map(str, indices[:8])) + (", ..." if len(indices) > 8 else "")
+            unchecked.append(f"{did} (records {shown})")
+    if unchecked:
+        note += (f"; that the agent {', '.join(unchecked)} cannot be checked from a record: "
                  f"the verifier does not run agents")
     return note
 
@@ -240,18 +315,21 @@ def replay(record: dict[str, Any], index: int | None = None,
     """
     check_record_shape(record, index)
     name = record_name(record, index)
+    check_time_limit(record, name)
+    before_play = ("forfeit" in record["result"]
+                   and check_forfeit_shape(record, name)["ply"] == 0)
 
     def fail(problem: str) -> ReplayMismatch:
         return ReplayMismatch(f"{name}: {problem}")
 
-    game = record["game"]
+    game = get_game(record["game"])  # the shape's check found it registered
     digests = record.get("digests") if has_digests(record) else None
-    check_seeds(record, fail)
+    check_seeds(record, game, fail)
     try:
-        state = record_start_state(record)
+        state = start_state(game, record)
     except (KeyError, TypeError, ValueError) as exc:
         raise fail(f"cannot build the starting position: {exc}") from None
-    chain = DigestChain(game, record[get_game(game).variant_flag], state)
+    chain = DigestChain(game, record[game.variant_flag], state)
     if digests is not None and chain.start != digests["start"]:
         if next_digest_matches(record, chain, state, 0):
             raise fail(f"digests.start differs from the replay ({digests['start'][:16]}... "
@@ -260,7 +338,10 @@ def replay(record: dict[str, Any], index: int | None = None,
         raise fail(f"the starting position differs from the recorded one (digests.start "
                    f"{digests['start'][:16]}..., the replay gives {chain.start[:16]}...): the "
                    f"scenario or rule set, or the layouts, changed")
-    check_opening(record, state, fail)
+    if before_play:
+        check_unplayed(record, game, fail)
+    else:
+        check_opening(record, state, fail)
     actions = record["actions"]
     ply_digests = digests["plies"] if digests is not None else []
     if on_ply is not None:
@@ -289,7 +370,7 @@ def replay(record: dict[str, Any], index: int | None = None,
             on_ply(ply, state)
     expected = record["result"]
     if "forfeit" in expected:
-        found = check_forfeit(record, state, name, fail)
+        found = check_forfeit(record, game, state, name, fail)
     elif not state.is_terminal():
         raise fail(f"the record's {len(actions)} actions end, but the game is not over")
     else:
@@ -324,12 +405,19 @@ def replay(record: dict[str, Any], index: int | None = None,
     return state
 
 
+def lost_before_play(record: dict[str, Any]) -> bool:
+    """Whether ``record`` is of a game an agent forfeited before play (ply 0: no opening)."""
+    forfeit = record["result"].get("forfeit")
+    return isinstance(forfeit, dict) and forfeit.get("ply") == 0
+
+
 def check_pairs(records: list[dict[str, Any]]) -> list[str]:
     """The two games of each pair (same game, scenario or rules, pairing, pair and seed) must
-    seat the same two agents the other way round and share the opening."""
+    seat the same two agents the other way round and share the opening (unless one was lost
+    before play, and so played none)."""
     groups: dict[tuple, list[int]] = {}
     for index, record in enumerate(records):
-        key = (record["game"], *(record.get(variant) for variant in VARIANT_KEYS),
+        key = (record["game"], *(record.get(variant) for variant in variant_keys()),
                record["pairing"], record["pair"], record["seed"])
         groups.setdefault(key, []).append(index)
     problems = []
@@ -346,9 +434,10 @@ def check_pairs(records: list[dict[str, Any]]) -> list[str]:
         elif has_digests(first) and has_digests(second) and first["swapped"] == second["swapped"]:
             problems.append(f"{record_name(second, indices[1])}: {where}, but both say "
                             f"swapped={first['swapped']}")
-        elif (first["start"]["opening_plies"] != second["start"]["opening_plies"]
-              or first["actions"][:first["start"]["opening_plies"]]
-              != second["actions"][:second["start"]["opening_plies"]]):
+        elif not (lost_before_play(first) or lost_before_play(second)) and (
+                first["start"]["opening_plies"] != second["start"]["opening_plies"]
+                or first["actions"][:first["start"]["opening_plies"]]
+                != second["actions"][:second["start"]["opening_plies"]]):
             problems.append(f"{record_name(second, indices[1])}: {where}, but their random "
                             f"openings differ")
     return problems

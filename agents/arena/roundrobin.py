@@ -1,8 +1,13 @@
 """The round robin: every pair of entrants in paired games, played in parallel processes (or
 as Ray tasks), every argument checked and every agent built once before the first game. An agent
-that raises or returns an illegal action stops the run (``on_agent_error="stop"``, an
-``AgentError`` naming it and the game) or loses that game (``"forfeit"``: one line on stderr per
-forfeit, and the run goes on)."""
+at fault (it raises or returns an illegal action, runs over the move time limit, or fails in
+``reset``, its layout or ``thinking()``: ``agents.arena.play``) stops the run
+(``on_agent_error="stop"``, an ``AgentError`` naming it and the game) or loses that game
+(``"forfeit"``: one line on stderr per forfeit, and the run goes on).
+
+The game is resolved once, here (``check_round_robin``, ``play_schedule``): its description
+goes into every task, and each spec is parsed once in this process and once in each worker
+(``players.agent_maker``), never once per game."""
 
 from __future__ import annotations
 
@@ -38,8 +43,10 @@ from agents.arena.players import build_entrants, entrant_spec, entrants
 from agents.arena.records import ArenaGame
 from agents.arena.results import RoundRobinResult
 from agents.arena.runners import play_in_processes, play_on_ray
-from agents.arena.scheduling import GameTask, iter_tasks
+from agents.arena.scheduling import GameTask, check_move_time_limit, iter_tasks
 from tbw_envs.core.contract import MAX_SEED, kind_of, short_repr
+from tbw_envs.description import Game
+from tbw_envs.games import get_game
 
 
 def check_round_robin(game: Any, specs: Any, games_per_pairing: Any, seed: Any = 0,
@@ -47,10 +54,12 @@ def check_round_robin(game: Any, specs: Any, games_per_pairing: Any, seed: Any =
                       bootstrap: Any = 200, bootstrap_seed: Any = 0, opening_plies: Any = 0,
                       ray_address: Any = None, build: bool = True,
                       record_thinking: Any = False,
-                      on_agent_error: Any = "stop") -> dict[str, Any]:
+                      on_agent_error: Any = "stop",
+                      move_time_limit: Any = None) -> dict[str, Any]:
     """Check every argument of ``run_round_robin`` (types, ranges, the caps of
     ``agents.arena.checks``), load the scenario or rule set and (``build``) build every agent
-    once; returns the arguments as plain values. Raises ``ArenaInputError`` (a ValueError;
+    once; returns the arguments as plain values (and ``description``, the game's ``Game``).
+    Raises ``ArenaInputError`` (a ValueError;
     ``ArenaTypeError``, also a TypeError, for a value of the wrong type) naming the argument:
     nothing has been played or written yet."""
     check_game_name(game)
@@ -69,6 +78,7 @@ def check_round_robin(game: Any, specs: Any, games_per_pairing: Any, seed: Any =
     if not isinstance(on_agent_error, str) or on_agent_error not in ON_AGENT_ERROR:
         raise ArenaInputError(f"on_agent_error must be one of {', '.join(ON_AGENT_ERROR)}, got "
                               f"{short_repr(on_agent_error)}")
+    move_time_limit = check_move_time_limit(move_time_limit)
     bootstrap = check_int(bootstrap, "bootstrap", 0, MAX_BOOTSTRAP)
     bootstrap_seed = check_int(bootstrap_seed, "bootstrap_seed", 0, MAX_SEED)
     variant = check_variant(game, variant)
@@ -76,16 +86,19 @@ def check_round_robin(game: Any, specs: Any, games_per_pairing: Any, seed: Any =
     opening_plies = check_opening_plies(game, variant, opening_plies)
     _, total = check_total_games(len(entries), games_per_pairing)
     entries, labels, pairings = entrants(entries)
+    description = get_game(game)
     if build:
-        build_entrants(game, entries, labels,
+        build_entrants(description, entries, labels,
                        pickled=ray_address is not None or workers != 1 and total > 1,
                        variant=variant)
-    return {"game": game, "entries": entries, "labels": labels, "pairings": pairings,
+    return {"game": game, "description": description, "entries": entries, "labels": labels,
+            "pairings": pairings,
             "games_per_pairing": games_per_pairing, "total": total, "seed": seed,
             "workers": workers, "variant": variant, "progress": progress,
             "bootstrap": bootstrap, "bootstrap_seed": bootstrap_seed,
             "opening_plies": opening_plies, "ray_address": ray_address,
-            "record_thinking": record_thinking, "on_agent_error": on_agent_error}
+            "record_thinking": record_thinking, "on_agent_error": on_agent_error,
+            "move_time_limit": move_time_limit}
 
 
 def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, seed: int = 0,
@@ -95,7 +108,8 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
                     ray_address: str | None = None,
                     record_thinking: bool = False, journal: str | Path | None = None,
                     resume: bool = False, command: str | None = None,
-                    on_agent_error: str = "stop") -> RoundRobinResult:
+                    on_agent_error: str = "stop",
+                    move_time_limit: float | None = None) -> RoundRobinResult:
     """Every pair of ``specs`` (spec strings: registry agents or your own, ``file.py:Name``;
     or picklable ``factory(seed)`` callables)
     plays ``games_per_pairing`` paired games (rounded up to even) of ``game`` (``"tbw"`` or
@@ -111,12 +125,22 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
     ``record_thinking`` keeps, per ply, what the mover's ``thinking()`` said (the Junqi
     searches: their most visited moves and their belief), in each game's record.
 
-    ``on_agent_error``: what a game in which an agent raises or returns an illegal action does
-    (the arena has no per-move time limit, so there is no timeout): ``"stop"`` (the default)
+    ``move_time_limit`` (seconds, at most ``agents.common.params.MAX_SECONDS``; None, the
+    default: no limit) bounds each ``act``: the agent's searches are asked to stop just short
+    of it (``agents.common.budget.stop_when``), and a move that takes longer is a time-out (one
+    that never returns is abandoned after twice the limit, its thread left running). Results
+    then depend on the machine's speed and load; each record says which limit applied, and a
+    journal resumes only with the same one. Without a limit no thread is started and the
+    records are the same, bit for bit, as ever.
+
+    ``on_agent_error``: what a game does in which an agent is at fault: it raises or returns an
+    illegal action, times out, or fails before play (its ``reset``, or its Junqi layout raises
+    or is refused) or, with ``record_thinking``, in ``thinking()``. ``"stop"`` (the default)
     stops the run with an ``AgentError`` naming the agent, the game and the error;
     ``"forfeit"`` scores the game as that agent's loss (``ArenaGame.forfeit`` and the record's
     ``result.forfeit`` say why; its moves before the bad one are kept and replay), prints one
-    line on stderr and goes on.
+    line on stderr and goes on. An agent that cannot be built is no forfeit: it is refused
+    before the first game.
 
     ``journal`` (a file path, ``agents.arena.journal``) appends each game as it finishes, so an
     interrupted run can go on: ``resume=True`` reads the games the journal holds (each replayed
@@ -131,16 +155,20 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
     scheduled lazily."""
     args = check_round_robin(game, specs, games_per_pairing, seed, workers, variant, progress,
                              bootstrap, bootstrap_seed, opening_plies, ray_address,
-                             record_thinking=record_thinking, on_agent_error=on_agent_error)
+                             record_thinking=record_thinking, on_agent_error=on_agent_error,
+                             move_time_limit=move_time_limit)
     variant, seed, workers = args["variant"], args["seed"], args["workers"]
+    move_time_limit = args["move_time_limit"]
     entries, labels, pairings = args["entries"], args["labels"], args["pairings"]
     games_per_pairing, opening_plies, total = (args["games_per_pairing"], args["opening_plies"],
                                                args["total"])
     key = run_key(game, variant, [entrant_spec(entry) for entry in entries],
-                  even_games(games_per_pairing), seed, opening_plies, args["record_thinking"])
+                  even_games(games_per_pairing), seed, opening_plies, args["record_thinking"],
+                  move_time_limit)
+    description = args["description"]
     opened, done = open_journal(journal, resume, key, command, lambda: list(iter_tasks(
-        game, variant, entries, labels, pairings, games_per_pairing, seed, opening_plies,
-        args["record_thinking"])))
+        description, variant, entries, labels, pairings, games_per_pairing, seed,
+        opening_plies, args["record_thinking"], move_time_limit=move_time_limit)))
     forfeited = sorted(game_id for game_id, g in done.items() if g.forfeit is not None)
     if forfeited and on_agent_error != "forfeit":
         opened.close()
@@ -151,13 +179,14 @@ def run_round_robin(game: str, specs: Sequence[Any], games_per_pairing: int, see
             f"forfeit), as it was started")
     start = time.perf_counter()
     try:
-        games, workers = play_schedule(game, variant, entries, labels, pairings,
+        games, workers = play_schedule(description, variant, entries, labels, pairings,
                                        games_per_pairing, seed, opening_plies, total, workers,
                                        ray_address, args["progress"], "run_round_robin",
                                        f"{game} round robin",
                                        record_thinking=args["record_thinking"],
                                        journal=opened, done=done,
-                                       on_agent_error=on_agent_error)
+                                       on_agent_error=on_agent_error,
+                                       move_time_limit=move_time_limit)
     finally:
         if opened is not None:
             opened.close()
@@ -191,19 +220,22 @@ def open_journal(journal: Any, resume: Any, key: dict[str, Any], command: str | 
     return start_journal(journal, key, command), {}
 
 
-def play_schedule(game: str, variant: str, entries: Sequence[Any], labels: Sequence[str],
+def play_schedule(game: str | Game, variant: str, entries: Sequence[Any],
+                  labels: Sequence[str],
                   pairings: Sequence[tuple[int, int]], games_per_pairing: int, seed: int,
                   opening_plies: int, total: int, workers: int | None,
                   ray_address: str | None, progress: bool, caller: str,
                   description: str, record_thinking: bool = False,
                   journal: Journal | None = None, done: dict[int, ArenaGame] | None = None,
-                  on_agent_error: str = "stop") -> tuple[list[ArenaGame], int]:
-    """Play the paired games of ``pairings`` (``scheduling.iter_tasks``) in this process, in
-    worker processes or on Ray, with a progress bar; returns the games in game-id order and the
+                  on_agent_error: str = "stop",
+                  move_time_limit: float | None = None) -> tuple[list[ArenaGame], int]:
+    """Play the paired games of ``pairings`` (``scheduling.iter_tasks``) of ``game`` (a name or
+    its description, resolved once here) in this process, in worker processes or on Ray, with a
+    progress bar (``description`` its text); returns the games in game-id order and the
     workers used. ``caller`` names the public function in the unguarded-script warning. Games
     in ``done`` (by id, from a resumed journal) are not played again; each game played is
     appended to ``journal``; each forfeited game (``on_agent_error="forfeit"``) prints one line
-    on stderr."""
+    on stderr. ``move_time_limit`` (checked: ``check_move_time_limit``) bounds every move."""
     if ray_address is None and workers is None:
         workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if ray_address is None and workers > 1 and total > 1:
@@ -216,10 +248,11 @@ def play_schedule(game: str, variant: str, entries: Sequence[Any], labels: Seque
                 f"under that block to use {workers} workers (the results are the same).",
                 RuntimeWarning, stacklevel=3)
             workers = 1
+    game = get_game(game)
     finished: dict[int, ArenaGame] = dict(done or {})
     tasks = (task for task in iter_tasks(game, variant, entries, labels, pairings,
                                          games_per_pairing, seed, opening_plies, record_thinking,
-                                         on_agent_error)
+                                         on_agent_error, move_time_limit)
              if task.game_id not in finished)
     bar = progress_bar(total, description, initial=len(finished)) if progress else None
 
@@ -244,12 +277,12 @@ def play_schedule(game: str, variant: str, entries: Sequence[Any], labels: Seque
         elif total == len(finished):
             pass  # the journal held every game
         elif workers == 1 or total <= 1:
-            warm_up(game, variant, entries)
+            warm_up(game, variant, entries, move_time_limit)
             for task in tasks:
                 record(play_task(task))
         else:
             play_in_processes(tasks, min(workers, total - len(finished)), game, variant,
-                              entries, record)
+                              entries, record, move_time_limit)
     finally:
         if bar is not None:
             bar.close()
@@ -259,7 +292,8 @@ def play_schedule(game: str, variant: str, entries: Sequence[Any], labels: Seque
 def forfeit_message(game: ArenaGame) -> str:
     """The one line a forfeited game prints."""
     forfeit = game.forfeit
-    return ("forfeit: " + fault_line(game, forfeit["seat"], forfeit["ply"], forfeit["reason"])
+    return ("forfeit: " + fault_line(game.game, game.game_id, game.labels, game.seed,
+                                     forfeit["seat"], forfeit["ply"], forfeit["reason"])
             + "; scored as its loss")
 
 

@@ -1,7 +1,13 @@
 """Where the round robin's games are played: spawned worker processes, or Ray tasks (optional).
 Both draw the schedule lazily and hand each game to ``record`` as it finishes. A spawned worker
 ends when the run's process dies (``agents.arena.worker_exit``); Ray's workers are Ray's to
-manage."""
+manage.
+
+A worker is handed the game's description (every task carries it), never only its name: a game
+the run's process registered itself (``tbw_envs.games.register``, not an entry point) is
+unknown in a fresh worker, which registers the description it was handed (``know_game``) before
+its first game, so agents built by name there find it. Each spec is parsed once per worker
+(``players.agent_maker``)."""
 
 from __future__ import annotations
 
@@ -16,6 +22,8 @@ from agents.arena.play import play_task, warm_up
 from agents.arena.records import ArenaGame
 from agents.arena.scheduling import GameTask
 from agents.arena.worker_exit import exit_with_parent
+from tbw_envs.description import Game
+from tbw_envs.games import game_names, register
 
 RAY_MISSING = ('ray is not installed; it needs its own environment: pip install -c '
                'constraints.txt -e ".[rllib]" (docs/integrations.md, "RLlib")')
@@ -26,15 +34,26 @@ WORKER_DIED = ("a worker process of the round robin died (killed, out of memory,
                "had one, is printed above; workers=1 plays in this process")
 
 
-def start_worker(game: str, variant: str, entries: Sequence[Any]) -> None:
+def know_game(game: Game) -> None:
+    """Register ``game`` in this worker process unless a game of its name is registered here
+    (the run's process may have registered it itself, which a spawned worker never saw)."""
+    if game.name not in game_names():
+        register(game)
+
+
+def start_worker(game: Game, variant: str, entries: Sequence[Any],
+                 move_time_limit: float | None = None) -> None:
     """A pool worker's initializer: end with the parent (``exit_with_parent``), so a killed
-    run leaves no worker behind, then ``warm_up`` the agents."""
+    run leaves no worker behind, know the game (``know_game``), then ``warm_up`` the agents
+    (under the run's move time limit, so an agent that hangs cannot hang the worker here)."""
     exit_with_parent()
-    warm_up(game, variant, entries)
+    know_game(game)
+    warm_up(game, variant, entries, move_time_limit)
 
 
-def play_in_processes(tasks: Iterator[GameTask], workers: int, game: str, variant: str,
-                      entries: Sequence[Any], record: Callable[[ArenaGame], None]) -> None:
+def play_in_processes(tasks: Iterator[GameTask], workers: int, game: Game, variant: str,
+                      entries: Sequence[Any], record: Callable[[ArenaGame], None],
+                      move_time_limit: float | None = None) -> None:
     """Play ``tasks`` in ``workers`` spawned processes, a few per worker in flight at a time
     (the schedule is drawn lazily); ``record`` gets each game as it finishes."""
     # spawn: identical on every platform, and safe with threads (tqdm, numba) running. The
@@ -43,7 +62,7 @@ def play_in_processes(tasks: Iterator[GameTask], workers: int, game: str, varian
     context = multiprocessing.get_context("spawn")
     limit = 4 * workers
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=start_worker,
-                             initargs=(game, variant, entries)) as pool:
+                             initargs=(game, variant, entries, move_time_limit)) as pool:
         pending: set[Any] = set()
 
         def submit() -> None:
@@ -100,13 +119,15 @@ _WARMED_ON_RAY: set = set()
 
 
 def ray_play_task(task: GameTask) -> ArenaGame:
-    """One game in a Ray worker: the first time a worker process meets an agent it warms it up
-    (``warm_up``, as the process pool's initializer does), then ``play_task``."""
+    """One game in a Ray worker: the first time a worker process meets an agent it knows the
+    game (``know_game``) and warms the agent up (``warm_up``), as the process pool's
+    initializer does, then ``play_task``."""
     fresh = [entry for entry in dict.fromkeys(task.entries)
-             if (task.game, task.variant, entry) not in _WARMED_ON_RAY]
+             if (task.game.name, task.variant, entry) not in _WARMED_ON_RAY]
     if fresh:
-        warm_up(task.game, task.variant, fresh)
-        _WARMED_ON_RAY.update((task.game, task.variant, entry) for entry in fresh)
+        know_game(task.game)
+        warm_up(task.game, task.variant, fresh, task.move_time_limit)
+        _WARMED_ON_RAY.update((task.game.name, task.variant, entry) for entry in fresh)
     return play_task(task)
 
 

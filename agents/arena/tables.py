@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from agents.arena.records import FORFEIT_KINDS
 from agents.arena.results import RoundRobinResult
 from agents.arena.stats import ELO_ANCHOR
 from tbw_envs.games import get_game
@@ -29,10 +30,12 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]],
 
 def result_title(result: RoundRobinResult) -> str:
     what = f"{get_game(result.game).variant_flag} {result.variant}"
+    limits = sorted({g.move_time_limit for g in result.games if g.move_time_limit is not None})
     return (f"{result.game}: {what}, {len(result.labels)} agents, {len(result.pairings)} "
             f"pairing(s) x {result.games_per_pairing} paired games = {len(result.games)} games, "
             f"seed {result.seed}"
-            + (f", {result.opening_plies} random opening plies" if result.opening_plies else ""))
+            + (f", {result.opening_plies} random opening plies" if result.opening_plies else "")
+            + "".join(f", move time limit {limit:g} s" for limit in limits))
 
 
 def result_tables(result: RoundRobinResult) -> str:
@@ -44,19 +47,22 @@ def result_tables(result: RoundRobinResult) -> str:
 
 
 def forfeits_table(result: RoundRobinResult) -> str:
-    """Games each agent forfeited (it raised or returned an illegal action), by kind; empty
+    """Games each agent forfeited (``records.FORFEIT_KINDS``), by the kinds that occurred; empty
     when none was."""
-    counts = {label: {"raised": 0, "illegal_action": 0} for label in result.labels}
+    counts: dict[str, dict[str, int]] = {label: {} for label in result.labels}
     for g in result.games:
         if g.forfeit is not None:
-            counts[g.labels[g.forfeit["seat"]]][g.forfeit["kind"]] += 1
-    rows = [[label, c["raised"] + c["illegal_action"], c["raised"], c["illegal_action"]]
-            for label, c in counts.items() if c["raised"] or c["illegal_action"]]
+            kinds = counts[g.labels[g.forfeit["seat"]]]
+            kinds[g.forfeit["kind"]] = kinds.get(g.forfeit["kind"], 0) + 1
+    kinds = [kind for kind in FORFEIT_KINDS if any(kind in c for c in counts.values())]
+    rows = [[label, sum(c.values()), *(c.get(kind, 0) for kind in kinds)]
+            for label, c in counts.items() if c]
     if not rows:
         return ""
-    return ("Forfeits: games lost by raising or by an illegal action (--on-agent-error "
-            "forfeit; the reasons are in games.csv)\n"
-            + format_table(["agent", "forfeits", "raised", "illegal action"], rows))
+    return ("Forfeits: games lost by an agent at fault (--on-agent-error forfeit; the reasons "
+            "are in games.csv)\n"
+            + format_table(["agent", "forfeits", *(kind.replace("_", " ") for kind in kinds)],
+                           rows))
 
 
 def wall_time_line(result: RoundRobinResult) -> str:

@@ -6,12 +6,12 @@ See ``docs/junqi_agents.md``.
 """
 
 from agents.junqi.deployment import LAYOUT_POLICIES, heuristic_layout
-from agents.junqi.evaluation import FEATURE_NAMES, EvalConfig, JunqiEvaluation, load_eval_config
+from agents.junqi.evaluation import FEATURE_NAMES, EvalConfig, JunqiEvaluation, load_weights
 from agents.junqi.greedy import GreedyAgent
 from agents.junqi.mcts import ISMCTSAgent, MCTSAgent, SearchBudget, UCBMCTSAgent
 
 __all__ = [
     "FEATURE_NAMES", "LAYOUT_POLICIES", "EvalConfig", "GreedyAgent", "ISMCTSAgent",
     "JunqiEvaluation", "MCTSAgent", "SearchBudget", "UCBMCTSAgent", "heuristic_layout",
-    "load_eval_config",
+    "load_weights",
 ]

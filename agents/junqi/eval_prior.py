@@ -44,11 +44,11 @@ from gymnasium import spaces
 from agents.junqi.belief import BELIEFS, DEFAULT_BELIEF, make_belief
 from agents.junqi.evaluation import JunqiEvaluation
 from tbw_envs import junqi_v0
-from tbw_envs.core.game import Frame
+from tbw_envs.description import Frame
 from tbw_envs.games import get_game
+from tbw_envs.junqi.env.single import make_junqi_single
 from tbw_envs.junqi.observation import action_to_absolute
 from tbw_envs.junqi.state import DEPLOY, NUM_ACTIONS
-from tbw_envs.wrappers import make_junqi_single
 
 PRIOR_GAME = get_game("junqi")  # the game whose move evaluation the prior is
 DEFAULT_TEMPERATURE = 2.0

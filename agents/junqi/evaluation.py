@@ -4,7 +4,8 @@
 ``view``, judged with ``belief`` (a tracker from ``agents.junqi.belief``, or None for the view's
 own type masks weighted by the army's counts); ``score`` is ``weights . features``. The weights
 and the paper's piece values (its Table 2) are data, in ``configs/agents/junqi_eval_*.yaml``
-(read by ``agents.junqi.eval_config``), so the Q-learner can tune the weights linearly.
+(``load_weights``; their fields are ``agents.junqi.eval_config``'s), so the Q-learner can tune
+the weights linearly.
 
 Features (``FEATURE_NAMES``), for a move of our piece of type ``a`` from ``src`` to ``dst``:
 
@@ -43,6 +44,7 @@ look-ups. Inside a search tree the mover's belief is its public deductions
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import mul
@@ -50,17 +52,15 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.common.weights import WeightsFiles
 from agents.junqi.eval_config import (  # noqa: F401  (the config's names are part of this API)
     FEATURE_NAMES,
     MAX_FLAG_ALARM_STEPS,
-    MAX_NAME_CHARS,
     MAX_NO_COLLISION_WINDOW,
     MAX_PIECE_VALUE,
     MAX_WEIGHT,
     NUM_FEATURES,
     EvalConfig,
-    eval_config_path,
-    load_eval_config,
 )
 from tbw_envs.junqi.board import HEADQUARTERS, NUM_POSTS, board_graph
 from tbw_envs.junqi.pieces import (
@@ -388,12 +388,53 @@ class MoveContext:
         return [self.weighted(self.features(a)) for a in actions]
 
 
+# ---------------------------------------------------------------------------------- weights
+_PREFIX = "junqi_eval_"
+
+
+def _parse_weights_file(data: dict, path: str) -> EvalConfig:
+    data.setdefault("name", Path(path).stem.removeprefix(_PREFIX))
+    return EvalConfig.from_dict(data, path)
+
+
+WEIGHTS_FILES = WeightsFiles("Junqi evaluation weights", _PREFIX, _parse_weights_file,
+                             also=("a dict", "an EvalConfig"))
+
+
+def weights_path(name: str) -> Path:
+    """``configs/agents/junqi_eval_<name>.yaml``."""
+    return WEIGHTS_FILES.path(name)
+
+
+def load_weights(spec: str | Path | Mapping | EvalConfig | None = "default") -> EvalConfig:
+    """The evaluation's weights from a name (``default``, ``tuned`` ->
+    ``configs/agents/junqi_eval_<name>.yaml``), a YAML path, a dict or an EvalConfig (returned
+    as is). None means ``default``.
+
+    A file is read as every game's weights are (``agents.common.weights``); a file or a dict
+    holds ``name`` (optional, a string; a file's defaults to its name), ``piece_values`` (every
+    piece type once, each in ``[0, MAX_PIECE_VALUE]``), ``weights`` (every feature once, each
+    with ``|w| <= MAX_WEIGHT``) and optionally ``params``: ``protect_min_value`` a number in
+    ``[0, MAX_PIECE_VALUE]``, ``flag_alarm_steps`` an integer in ``[0, MAX_FLAG_ALARM_STEPS]``
+    (0 turns the alarm off), ``no_collision_window`` an integer in
+    ``[1, MAX_NO_COLLISION_WINDOW]``. Numbers are finite reals, never bools; integer fields
+    take integers only (``2.7`` is refused, not truncated). Anything else raises
+    ``WeightsError`` (a ``ConfigError``, so a ValueError) naming the file and the field."""
+    if spec is None:
+        spec = "default"
+    if isinstance(spec, EvalConfig):
+        return spec
+    if isinstance(spec, Mapping):
+        return EvalConfig.from_dict(spec, "evaluation dict")
+    return WEIGHTS_FILES.load(spec)
+
+
 # ---------------------------------------------------------------------------------- evaluation
 class JunqiEvaluation:
     """The move evaluation with one config (piece values + weights)."""
 
-    def __init__(self, config: str | Path | dict | EvalConfig | None = "default"):
-        self.config = load_eval_config(config)
+    def __init__(self, config: str | Path | Mapping | EvalConfig | None = "default"):
+        self.config = load_weights(config)
         # The per-mask tables of the last (rules, config) seen: a search asks for them with the
         # same two objects at every state, so identity spares hashing them each time.
         self._last_tables: tuple = (None, None, None)

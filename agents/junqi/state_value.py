@@ -17,7 +17,9 @@ positions of recorded games with their outcome (a win 1, a loss 0, a draw 1/2). 
 ``StateValue`` scores in piece-value units: its logit divided by ``scale``, the logit's worth of
 one piece-value unit (the least-squares fit of the learned piece values to the evaluation's), so
 it can stand where the material balance stood, on the scale of the search's other numbers.
-``configs/agents/junqi_state_value.yaml`` holds the shipped fit (``scripts/fit_state_value.py``).
+``configs/agents/junqi_state_value.yaml`` holds the shipped fit: ``fit_report`` fits and scores
+it, ``state_value_yaml`` writes it (``scripts/research/fit_state_value.py``), and
+``load_state_value`` reads it back.
 """
 
 from __future__ import annotations
@@ -97,6 +99,15 @@ class StateValue:
 
     def as_dict(self) -> dict[str, float]:
         return dict(zip(STATE_FEATURES, self.weights, strict=True))
+
+
+def state_value_yaml(value: StateValue, made_by: Mapping) -> str:
+    """``value`` as the plain YAML ``load_state_value`` reads (weights by feature, the scale),
+    with ``made_by`` (how it was made) after them."""
+    data = {"weights": {n: float(w) for n, w in zip(STATE_FEATURES, value.weights, strict=True)},
+            "scale": value.scale, "made_by": dict(made_by)}
+    return ("# The learned Junqi state value (agents/junqi/state_value.py); plain data.\n"
+            + yaml.safe_dump(data, sort_keys=False))
 
 
 def load_state_value(path: str | Path | None = None) -> StateValue:
@@ -213,3 +224,27 @@ def fit_state_value(games: Iterable, piece_values: Mapping[str, float], every: i
     """Fit a ``StateValue`` on recorded games (``outcome_samples`` then ``fit_samples``)."""
     x, y = outcome_samples(games, every)
     return fit_samples(x, y, piece_values, ridge)
+
+
+def fit_report(fit_games: Iterable, test_games: Iterable | None,
+               piece_values: Mapping[str, float], every: int = 4) -> tuple[StateValue, dict]:
+    """Fit a ``StateValue`` on ``fit_games`` (every ``every``-th position) and report it: the
+    fit's samples and log-loss, the weights, the scale and the piece values it implies
+    (``piece_values``' units). With ``test_games``, also the log-loss on them of the fit and of
+    a logistic fit of the material balance alone (``piece_values``, fitted on the same
+    positions), under ``"test"``."""
+    x_fit, y_fit = outcome_samples(fit_games, every)
+    value, info = fit_samples(x_fit, y_fit, piece_values)
+    report = {"fit": info, "weights": value.as_dict(), "scale": value.scale,
+              "piece_values": {n: w / value.scale
+                               for n, w in zip(PIECE_FEATURES, value.weights, strict=False)}}
+    if test_games:
+        x, y = outcome_samples(test_games, every)
+        hand = np.asarray([piece_values[n] for n in PIECE_FEATURES])
+        material_only = fit_logistic((x_fit[:, :len(hand)] @ hand)[:, None], y_fit)
+        report["test"] = {
+            "samples": int(len(y)),
+            "log_loss": log_loss(x, y, value.weights),
+            "material_log_loss": log_loss((x[:, :len(hand)] @ hand)[:, None], y, material_only),
+        }
+    return value, report

@@ -18,8 +18,9 @@ least-squares sense on the training positions: a drop-in leaf on the scale the s
 exploration constant and evaluation prior were measured with.
 
 The weights are a NumPy ``.npz`` of plain arrays plus UTF-8 JSON metadata (how they were made),
-read with ``allow_pickle=False``: loading runs no code. ``scripts/train_value_net.py`` trains
-and writes them; ``configs/agents/junqi_value_net.npz`` is the shipped file.
+read with ``allow_pickle=False``: loading runs no code. ``agents.junqi.value_net_training``
+trains and writes them (``scripts/research/train_value_net.py``);
+``configs/agents/junqi_value_net.npz`` is the shipped file.
 """
 
 from __future__ import annotations

@@ -31,12 +31,12 @@ from agents.common.params import MAX_THREADS
 from agents.junqi.eval_prior import PRIOR_GAME, EvalPriorFrame, as_eval_prior
 from agents.policy.architectures import require_train_extra
 from agents.policy.policy_files import load_policy
-from tbw_envs.games import GAMES, Game, game_names
+from tbw_envs.games import Game, game_names, get_game, registered_games
 
 
 def _view_game(view) -> Game:
-    for game in GAMES.values():
-        if game.is_view(view):
+    for game in registered_games():
+        if game.has_frame and game.is_view(view):
             return game
     raise TypeError(f"PPOAgent cannot tell which game a {type(view).__name__} view is from")
 
@@ -51,11 +51,6 @@ def _as_bool(value: Any, name: str) -> bool:
     raise ValueError(f"PPOAgent: {name} must be true/false (or 1/0), got {value!r}")
 
 
-def _scenario_game() -> Game:
-    """The game whose variant the ``scenario=`` keyword names."""
-    return next(game for game in GAMES.values() if game.variant_flag == "scenario")
-
-
 class PPOAgent:
     """Plays a MaskablePPO policy: the most likely legal action (``deterministic=True``) or one
     sampled from the masked distribution with its own seeded generator (``False``).
@@ -63,17 +58,18 @@ class PPOAgent:
     Registry spec: ``ppo:path=runs/ppo-tbw-.../policy.npz`` (a policy file, or the run folder
     that holds one; add ``,deterministic=0`` to sample, ``,threads=N`` to change torch's thread
     count, 0 leaves torch's default). ``deterministic`` defaults to the file's setting.
-    ``game`` (``tbw`` / ``junqi``) and, for TBW, ``scenario`` (a name, path or Scenario) say
-    what the agent is about to play: a policy for another game or board is refused here, when
-    the agent is built, not at its first move. ``self.game``, ``observation_shape`` and
-    ``num_actions`` say what it plays (``tbw_envs.wrappers`` checks an opponent's).
+    ``game`` (a registered game's name) and ``variant`` (its scenario or rule set: a name, a
+    path or a loaded one) say what the agent is about to play: a policy for another game or
+    board is refused here, when the agent is built, not at its first move. ``self.game``,
+    ``observation_shape`` and ``num_actions`` say what it plays (``tbw_envs.wrappers`` checks
+    an opponent's).
     """
 
     name = "ppo"
 
     def __init__(self, path: str | os.PathLike | None = None, deterministic: Any = None,
                  seed: int | None = None, threads: int = 1, *, game: str | None = None,
-                 scenario: Any = None, policy: Any = None,
+                 variant: Any = None, policy: Any = None,
                  game_info: dict[str, Any] | None = None):
         torch = require_train_extra("PPOAgent")
         if (path is None) == (policy is None):
@@ -88,8 +84,6 @@ class PPOAgent:
         if game is not None and game not in game_names():
             raise ValueError(f"PPOAgent: game must be one of {list(game_names())}, got "
                              f"{game!r:.80}")
-        if scenario is not None and game not in (None, _scenario_game().name):
-            raise ValueError(f"PPOAgent: scenario= is for {_scenario_game().title}, not {game}")
         chosen = None if deterministic is None else _as_bool(deterministic, "deterministic")
         if threads:
             # On a small shared machine torch's default threading is slower for these tiny
@@ -125,8 +119,12 @@ class PPOAgent:
             self.observation_shape = tuple(policy.observation_space.shape)
         self.num_actions = int(policy.action_space.n)
         self.game = self.game_info.get("game") or game
-        if scenario is not None:
-            self._check_variant(_scenario_game(), scenario, source)
+        if variant is not None:
+            played = game or model_game
+            if played is None:
+                raise ValueError("PPOAgent: variant= needs game= (or a policy file that names "
+                                 "its game) to say whose variant it is")
+            self._check_variant(get_game(played), variant, source)
         self._rng = np.random.default_rng(seed)
         self._codecs: dict[tuple[str, int], Any] = {}
 
@@ -150,7 +148,7 @@ class PPOAgent:
             warnings.warn(
                 f"PPOAgent: model{source} was trained on {game.variant_noun} {trained!r} and "
                 f"is to play {game.variant_noun} {loaded.name!r}: the sizes fit, but it has "
-                f"never seen this board", UserWarning, stacklevel=3)
+                f"never seen this {game.variant_noun}", UserWarning, stacklevel=3)
 
     @classmethod
     def from_policy(cls, policy: Any, game: str, flip_perspective: bool = True,

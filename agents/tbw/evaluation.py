@@ -48,13 +48,13 @@ the weight:
 
 The weights are data: ``configs/agents/tbw_eval_default.yaml`` holds the defaults above,
 ``tbw_eval_tuned.yaml`` the ones Q-learning tuned (``agents.training.tbw_tuning``), and
-``load_evaluation("default" | "tuned" | path)`` builds the evaluation from a file.
+``load_weights("default" | "tuned" | path)`` builds the evaluation from a file, read as both
+games' weights are (``agents.common.weights``).
 """
 
 from __future__ import annotations
 
 import inspect
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,22 +62,14 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from tbw_envs.core.configs_path import configs_dir
-from tbw_envs.core.contract import check_text, is_integer, is_real_number, short_list, short_repr
-from tbw_envs.core.yaml_loader import (
-    ConfigError,
-    cached_by_file,
-    is_file,
-    load_yaml,
-    number_text_hint,
-)
+from agents.common.weights import WeightsError, WeightsFiles, check_number, check_weights_name
+from tbw_envs.core.contract import short_list, short_repr
 
 FEATURE_NAMES = ("material", "kills", "victory", "leader_threat", "exposure", "distance")
 NUM_FEATURES = len(FEATURE_NAMES)
 # Every weight (files, mappings, vectors) lies in [-MAX_WEIGHT, MAX_WEIGHT]: far above any
 # useful weight (the victory switch is 1e6), far below where the sums overflow to inf and NaN.
 MAX_WEIGHT = 1e6
-MAX_NAME_CHARS = 100
 
 
 class Decomposition:
@@ -339,98 +331,61 @@ def _weight_vector(weights, source: str) -> tuple[float, ...]:
             raise ValueError(f"{source}: expected {NUM_FEATURES} weights "
                              f"({list(FEATURE_NAMES)}), got {len(values)}")
         raw = list(zip(FEATURE_NAMES, values, strict=True))
-    return tuple(_weight(name, value, source) for name, value in raw)
-
-
-def _weight(name: str, value, source: str) -> float:
-    """One weight as a float: a real number, finite, ``|value| <= MAX_WEIGHT``."""
-    if not is_real_number(value):
-        kind = "bool" if isinstance(value, (bool, np.bool_)) else type(value).__name__
-        raise ValueError(f"{source}: weight {name!r} must be a number, got {kind} "
-                         f"{short_repr(value)}{number_text_hint(value)}")
-    out_of_range = ValueError(f"{source}: weight {name!r} must lie in [-{MAX_WEIGHT:g}, "
-                              f"{MAX_WEIGHT:g}], got {short_repr(value)}")
-    if is_integer(value) and abs(value) > MAX_WEIGHT:  # before float(): it overflows past 1e308
-        raise out_of_range
-    number = float(value)
-    if not math.isfinite(number):
-        raise ValueError(f"{source}: weight {name!r} must be finite, got {short_repr(value)}")
-    if abs(number) > MAX_WEIGHT:
-        # Larger weights overflow the sums (1e308 x material is inf, and inf - inf is NaN).
-        raise out_of_range
-    return number
+    return tuple(check_number(value, f"weight {name!r}", source, -MAX_WEIGHT, MAX_WEIGHT,
+                              ValueError) for name, value in raw)
 
 
 # ---------------------------------------------------------------------------------- files
+def _parse_weights_file(data: dict, path: str) -> DefaultEvaluation:
+    unknown = set(data) - {"name", "weights"}
+    if unknown:
+        raise WeightsError(f"{path}: unknown field(s) {short_list(unknown)}; expected 'name' "
+                           "and 'weights'")
+    if "name" in data:
+        check_weights_name(data["name"], path)
+    if not isinstance(data.get("weights"), dict):
+        raise WeightsError(f"{path}: 'weights' must map each of {list(FEATURE_NAMES)} to a "
+                           f"number, got {short_repr(data.get('weights'))}")
+    try:
+        return DefaultEvaluation.from_weights(data["weights"], source=f"{path}: weights")
+    except ValueError as exc:
+        raise WeightsError(str(exc)) from None
+
+
+WEIGHTS_FILES = WeightsFiles("TBW evaluation weights", "tbw_eval_", _parse_weights_file,
+                             also=("a mapping", "a DefaultEvaluation"))
+
+
 def weights_path(name: str) -> Path:
     """``configs/agents/tbw_eval_<name>.yaml``."""
-    return configs_dir() / "agents" / f"tbw_eval_{name}.yaml"
+    return WEIGHTS_FILES.path(name)
 
 
-def available_weights() -> list[str]:
-    return sorted(p.stem.removeprefix("tbw_eval_")
-                  for p in (configs_dir() / "agents").glob("tbw_eval_*.yaml"))
-
-
-def load_evaluation(spec=None) -> DefaultEvaluation:
+def load_weights(spec=None) -> DefaultEvaluation:
     """The evaluation with weights from a name (``default``, ``tuned``: the files
     ``configs/agents/tbw_eval_<name>.yaml``), a YAML path, a mapping of feature weights, or a
     ``DefaultEvaluation`` (returned as is). None means ``default``.
 
-    A file goes through the project's strict YAML loader (``tbw_envs.core.yaml_loader``) and holds
-    ``name`` (optional, a string) and ``weights``: every feature of ``FEATURE_NAMES`` once,
-    each a real number with ``|w| <= MAX_WEIGHT`` (1e6), the victory weight positive. Anything
-    else raises ``ConfigError`` (a ValueError) naming the file and the field."""
+    A file is read as every game's weights are (``agents.common.weights``) and holds ``name``
+    (optional, a string) and ``weights``: every feature of ``FEATURE_NAMES`` once, each a real
+    number with ``|w| <= MAX_WEIGHT`` (1e6), the victory weight positive. Anything else raises
+    ``WeightsError`` (a ``ConfigError``, so a ValueError) naming the file and the field."""
     if spec is None:
         spec = "default"
     if isinstance(spec, DefaultEvaluation):
         return spec
     if isinstance(spec, Mapping):
         return DefaultEvaluation.from_weights(spec, source="TBW evaluation weights")
-    if not isinstance(spec, (str, Path)):
-        raise ValueError("TBW evaluation weights must be a name (default, tuned), a YAML path, "
-                         f"a mapping or a DefaultEvaluation, got {type(spec).__name__} "
-                         f"{short_repr(spec)}")
-    path = Path(spec)
-    if path.suffix not in (".yaml", ".yml"):
-        path = weights_path(str(spec))
-        if not is_file(path):
-            raise ValueError(f"unknown TBW evaluation weights {short_repr(str(spec))}; "
-                             f"available: {available_weights()}, or a path to a .yaml file")
-    if not is_file(path):
-        raise ValueError(f"TBW evaluation weights file {short_repr(str(path))} does not exist")
-    # Cached by the file's identity and modification, so a re-tuned file is read again.
-    return _read_weights_file(path)
-
-
-@cached_by_file(maxsize=16)
-def _read_weights_file(path: str) -> DefaultEvaluation:
-    data = load_yaml(path)
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the top level must be a mapping with 'weights', got "
-                          f"{type(data).__name__} {short_repr(data)}")
-    unknown = set(data) - {"name", "weights"}
-    if unknown:
-        raise ConfigError(f"{path}: unknown field(s) {short_list(unknown)}; expected 'name' "
-                          "and 'weights'")
-    if "name" in data:
-        check_text(data["name"], MAX_NAME_CHARS, f"{path}: name", ConfigError)
-    if not isinstance(data.get("weights"), dict):
-        raise ConfigError(f"{path}: 'weights' must map each of {list(FEATURE_NAMES)} to a "
-                          f"number, got {short_repr(data.get('weights'))}")
-    try:
-        return DefaultEvaluation.from_weights(data["weights"], source=f"{path}: weights")
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+    return WEIGHTS_FILES.load(spec)
 
 
 def save_weights(evaluation: DefaultEvaluation, path, name: str, comment: str = "") -> None:
-    """Write ``evaluation``'s weights as a file ``load_evaluation`` reads back exactly."""
+    """Write ``evaluation``'s weights as a file ``load_weights`` reads back exactly."""
     if evaluation.tile_bonus is not None:
         raise ValueError("a tile bonus is not a named feature and cannot be saved as weights")
-    # Never write a file that load_evaluation would refuse.
+    # Never write a file that load_weights would refuse.
     DefaultEvaluation.from_weights(evaluation.weight_dict(), source=f"{path}: weights")
-    check_text(name, MAX_NAME_CHARS, f"{path}: name")
+    check_weights_name(name, str(path), ValueError)
     header = "".join(f"# {line}\n" for line in comment.splitlines())
     body = yaml.safe_dump({"name": name, "weights": evaluation.weight_dict()}, sort_keys=False)
     Path(path).write_text(header + body, encoding="utf-8")

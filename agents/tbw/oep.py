@@ -31,7 +31,7 @@ a game state (``agents.tbw.search.model.Evaluator.leaf``, equal to the callable'
 the tests check); otherwise the plan is applied to a clone of the start state (the core checks
 every action again) and the callable is called. The tables cost a small fraction of a call of
 the callable, which decides how many generations fit in a time budget on the big maps
-(``scripts/bench_oep.py``, docs/results.md). End states already seen this turn (the same
+(``scripts/bench/bench_oep.py``, docs/results.md). End states already seen this turn (the same
 positions and Hp) reuse their value, and many children are such duplicates.
 
 Evolution (each generation): the population is sorted by fitness and the best half survives

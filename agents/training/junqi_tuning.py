@@ -46,9 +46,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.arena import play_game
+from agents.arena import GameSetup, play_game
 from agents.junqi.belief import BELIEFS, make_belief
-from agents.junqi.evaluation import FEATURE_NAMES, JunqiEvaluation, load_eval_config, material
+from agents.junqi.evaluation import FEATURE_NAMES, JunqiEvaluation, load_weights, material
 from agents.junqi.greedy import GreedyAgent
 from agents.registry import make_agent
 from agents.training.linear_q import LinearQ, feature_scales
@@ -153,7 +153,7 @@ class JunqiWeightTuner(WeightTuner):
         except ValueError as exc:
             raise TuningConfigError("rules", f"rules: {exc}") from None
         try:
-            self.base = load_eval_config(config.start_weights)
+            self.base = load_weights(config.start_weights)
         except ValueError as exc:
             raise TuningConfigError("start_weights", f"start_weights: {exc}") from None
         self.evaluation = JunqiEvaluation(self.base)
@@ -252,8 +252,9 @@ class JunqiWeightTuner(WeightTuner):
 
     def evaluate(self) -> float:
         """Score of the current weights' greedy policy against ``eval_opponent`` over
-        ``eval_games`` paired games (the same seeds at every evaluation point)."""
-        new_state = self._new_state
+        ``eval_games`` paired games (the same seeds at every evaluation point), played as the
+        arena plays them (``play_game``)."""
+        setup = GameSetup(JUNQI, self.config.rules)
         points = 0.0
         for pair in range(self.config.eval_games // 2):
             seed = _derive(self.config.seed, "eval", pair)
@@ -261,7 +262,7 @@ class JunqiWeightTuner(WeightTuner):
                 ours = GreedyAgent(belief=self.config.belief, weights=self.current_config())
                 theirs = self._opponent(self.config.eval_opponent, seed)
                 agents = [theirs, ours] if our_seat else [ours, theirs]
-                returns = play_game(new_state, agents, seed).returns
+                returns = play_game(setup, agents, seed).returns
                 points += (returns[our_seat] + 1.0) / 2.0
         return points / max(1, self.config.eval_games)
 

@@ -53,14 +53,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.arena import random_opening
+from agents.arena import GameSetup, play_game, random_opening
 from agents.registry import make_agent
 from agents.tbw.evaluation import (
     FEATURE_NAMES,
     MAX_WEIGHT,
     DefaultEvaluation,
     features,
-    load_evaluation,
+    load_weights,
 )
 from agents.tbw.search import ALGORITHMS, DEFAULT_AGENT_BUDGET, TBWSearchAgent, plan_turn
 from agents.training.linear_q import LinearQ, feature_scales
@@ -192,7 +192,7 @@ class TBWWeightTuner(WeightTuner):
         super().__init__()
         self.config = config
         try:
-            self.base = load_evaluation(config.start_weights)
+            self.base = load_weights(config.start_weights)
         except ValueError as exc:
             raise TuningConfigError("start_weights", f"start_weights: {exc}") from None
         if self.base.tile_bonus is not None:  # pragma: no cover - files hold no tile bonus
@@ -368,24 +368,23 @@ class TBWWeightTuner(WeightTuner):
 
     def evaluate(self) -> tuple[float, dict[str, float]]:
         """Score of the current weights' search against ``eval_opponent`` over ``eval_games``
-        paired games spread over the scenarios (the same openings at every evaluation point):
-        the overall score and the score per scenario."""
+        paired games spread over the scenarios (the same openings at every evaluation point),
+        played as the arena plays them (``play_game``): the overall score and the score per
+        scenario."""
         config = self.config
         pairs = config.eval_games // 2
         points = {name: [] for name in config.scenarios}
         for pair in range(pairs):
             name = config.scenarios[pair % len(config.scenarios)]
             seed = _derive(config.seed, "eval", pair)
+            setup = GameSetup(TBW, name, config.eval_opening_plies)
             for our_seat in (0, 1):
-                state = self._start(name, config.eval_opening_plies, seed)
                 ours = TBWSearchAgent(config.algorithm, evaluate=self.current_evaluation(),
                                       budget=config.budget)
-                players = {our_seat: ours, 1 - our_seat: self._opponent(config.eval_opponent,
-                                                                        seed)}
-                while not state.is_terminal():
-                    side = state.current_player
-                    state.apply(players[side].act(state.view(side)))
-                points[name].append((state.returns()[our_seat] + 1.0) / 2.0)
+                theirs = self._opponent(config.eval_opponent, seed)
+                returns = play_game(setup, [theirs, ours] if our_seat else [ours, theirs],
+                                    seed).returns
+                points[name].append((returns[our_seat] + 1.0) / 2.0)
         every = [p for scores in points.values() for p in scores]
         overall = sum(every) / max(1, len(every))
         return overall, {n: sum(s) / len(s) for n, s in points.items() if s}

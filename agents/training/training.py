@@ -12,13 +12,13 @@ import csv
 import json
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.arena import random_opening, run_match
+from agents.arena import GameSetup, game_factory, run_match
 from agents.junqi.eval_prior import EvalPriorObservation
 from agents.policy.agent import PPOAgent
 from agents.policy.policy_files import save_policy
@@ -86,26 +86,13 @@ def save_model_and_policy(model: Any, stem: Path, game_info: dict[str, Any], tim
 # ---------------------------------------------------------------------------- evaluation
 
 
-def new_game_factory(game: str, variant: Any, opening_plies: int = 0) -> Callable[[int], Any]:
-    """New games for the evaluations; with ``opening_plies`` each starts from that many random
-    plies drawn from its seed, as in training."""
-    description = get_game(game)
-
-    def new_game(seed: int):
-        return description.new_state(variant, seed)
-
-    if not opening_plies:
-        return new_game
-
-    def opened(seed: int):
-        state = new_game(seed)
-        random_opening(state, opening_plies, seed)
-        return state
-
-    return opened
+def new_game_factory(game: str, variant: Any, opening_plies: int = 0) -> GameSetup:
+    """The evaluations' games (``run_match``'s ``GameSetup``); with ``opening_plies`` each
+    starts from that many random plies drawn from its seed, as in training."""
+    return game_factory(game, variant, opening_plies)
 
 
-def evaluate(policy: Any, game: str, new_game: Callable[[int], Any], opponent_spec: str,
+def evaluate(policy: Any, game: str, new_game: GameSetup, opponent_spec: str,
              games: int, seed: int) -> dict[str, Any]:
     """``games`` seat-swapped arena games of the deterministic policy against one agent."""
     learner = PPOAgent.from_policy(policy, game, threads=0)
@@ -114,7 +101,7 @@ def evaluate(policy: Any, game: str, new_game: Callable[[int], Any], opponent_sp
     start = time.perf_counter()
     result = run_match(new_game, learner, opponent, games, seed=seed)
     score = result.score("learner")
-    reasons = Counter(str(g.final_state.end_reason) for g in result.games)
+    reasons = Counter(g.end_reason for g in result.games)
     return {
         "opponent": opponent_spec, "games": games, "wins": score["wins"],
         "draws": score["draws"], "losses": score["losses"], "score": round(score["score"], 4),
@@ -130,7 +117,7 @@ class PeriodicEvaluation:
     would only measure one opening set), and with ``track_beta`` the eval-prior policy's
     learned beta at each round."""
 
-    def __init__(self, path: Path, game: str, new_game: Callable[[int], Any],
+    def __init__(self, path: Path, game: str, new_game: GameSetup,
                  opponents: Sequence[str], games: int, track_beta: bool = False,
                  first_seed: int = FIRST_EVAL_SEED):
         self.path = path

@@ -28,8 +28,8 @@ from pathlib import Path
 from agents.registry import make_agent
 from agents.training.linear_q import LinearQ
 from tbw_envs.core.contract import is_integer, is_real_number, kind_of, short_list, short_repr
-from tbw_envs.core.game import Game
 from tbw_envs.core.yaml_loader import ConfigError, read_text
+from tbw_envs.description import Game
 
 __all__ = [
     "CheckpointError", "TuningConfigError", "TuningHistory", "WeightTuner", "check_agent_specs",

@@ -2,6 +2,7 @@
 
 ``agents.web.app.create_app`` builds the Starlette app; ``play`` holds the games a person plays
 against an agent, ``watch`` reads recorded arena games, and ``views`` turns positions into the
-JSON the page draws, from what each player may know. The page itself (``static/``) is plain
+JSON the page draws, from what each player may know, through each game's web board (its own,
+``Game.web_board``, or the generic ``text_board``). The page itself (``static/``) is plain
 HTML, CSS and JavaScript with no build step and nothing fetched from the internet.
 """

@@ -8,7 +8,8 @@ API (every error is ``{"error": message}`` with a 4xx status, and changes nothin
 * ``GET /api/play/{id}``: the person's view now (``thinking`` while the agent moves).
 * ``POST /api/play/{id}/move`` ``{action}``: play one action.
 * ``DELETE /api/play/{id}``: forget the game.
-* ``GET /api/junqi/layout?policy=heuristic|random``: a layout to start arranging from (rows of
+* ``GET /api/{game}/layout?policy=P``: for a game whose web board lets the person arrange a
+  layout (Junqi: ``heuristic`` or ``random``), one to start arranging from (Junqi: rows of
   piece codes in its owner's frame, front row first; "." on camps).
 * ``GET /api/runs``: the recorded games files under the runs folder.
 * ``GET /api/runs/games?file=F``: the games of one file.
@@ -44,15 +45,13 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents.junqi.deployment import LAYOUT_POLICIES
 from agents.web.guard import RequestGuard
 from agents.web.limits import DEFAULT_MAX_SECONDS, PageLimits
-from agents.web.play import IDLE_SECONDS, OPPONENT_EXAMPLES, PlayError, SessionStore
-from agents.web.views import board_json
+from agents.web.play import IDLE_SECONDS, PlayError, SessionStore
+from agents.web.views import layout_board, web_board
 from agents.web.watch import RunFolder
 from tbw_envs.core.contract import short_repr
-from tbw_envs.games import GAMES, get_game
-from tbw_envs.junqi.layout import format_layout
+from tbw_envs.games import game_names, get_game
 
 __all__ = ["create_app", "STATIC_DIR"]
 
@@ -152,15 +151,17 @@ def create_app(runs_dir: str | Path = "runs", allowed_specs: tuple[str, ...] = (
 
     def games(request: Request) -> Response:
         out = []
-        for name in GAMES:
+        for name in game_names():
             description = get_game(name)
             out.append({
                 "name": name, "title": description.title,
                 "variant_noun": description.variant_noun,
                 "variants": description.variants(),
                 "default_variant": description.default_variant,
-                "opponents": list(allowed_specs) + OPPONENT_EXAMPLES.get(name, ["random"]),
+                "opponents": list(allowed_specs) + list(web_board(description).OPPONENTS),
                 "has_layouts": description.has_layouts,
+                # Whether the page may offer to arrange a layout (GET /api/{game}/layout).
+                "arranges_layouts": layout_board(description) is not None,
             })
         return JSONResponse({"games": out, "limits": limits.caps()})
 
@@ -201,16 +202,20 @@ def create_app(runs_dir: str | Path = "runs", allowed_specs: tuple[str, ...] = (
             return _error(exc)
         return JSONResponse({"deleted": True})
 
-    def junqi_layout(request: Request) -> Response:
-        policy = request.query_params.get("policy", "heuristic")
-        if policy not in LAYOUT_POLICIES:
-            return _error(PlayError(f"policy must be one of {sorted(LAYOUT_POLICIES)}, got "
-                                    f"{policy!r}"))
-        layout = LAYOUT_POLICIES[policy](random.Random())
-        board = board_json("junqi", "ccgc")
-        rows = [line.split() for line in format_layout(layout).splitlines()]
-        return JSONResponse({"rows": rows, "pieces": board["pieces"],
-                             "headquarters": board["layout"]["headquarters"]})
+    def starting_layout(request: Request) -> Response:
+        game = request.path_params["game"]
+        if game not in game_names():
+            return _error(PlayError(f"no game {short_repr(game)}; games are "
+                                    f"{list(game_names())}", status=404))
+        board = layout_board(game)
+        if board is None:
+            return _error(PlayError(f"{get_game(game).title} has no layout to arrange",
+                                    status=404))
+        policy = request.query_params.get("policy", board.LAYOUT_POLICY_NAMES[0])
+        try:
+            return JSONResponse(board.starting_layout(policy, random.Random()))
+        except ValueError as exc:
+            return _error(PlayError(str(exc)))
 
     def runs_list(request: Request) -> Response:
         return JSONResponse({"root": runs.root.name, "files": runs.files()})
@@ -247,7 +252,7 @@ def create_app(runs_dir: str | Path = "runs", allowed_specs: tuple[str, ...] = (
         Route("/api/play/{id}", play_get),
         Route("/api/play/{id}", play_delete, methods=["DELETE"]),
         Route("/api/play/{id}/move", play_move, methods=["POST"]),
-        Route("/api/junqi/layout", junqi_layout),
+        Route("/api/{game}/layout", starting_layout),
         Route("/api/runs", runs_list),
         Route("/api/runs/games", runs_games),
         Route("/api/runs/game", runs_game),

@@ -10,9 +10,9 @@ so a cap is the first line and the stop the backstop.
 The count caps are the work one second of thinking buys on a quiet 2-core machine (the searches'
 benchmarks, ``docs/benchmarks.md``), rounded down, times ``max_seconds``:
 
-* Junqi searches at a mid-game position, ``scripts/bench_junqi_agents.py --positions 10
+* Junqi searches at a mid-game position, ``scripts/bench/bench_junqi_agents.py --positions 10
   --iterations 200``: ISMCTS 2,670-2,870 iterations/s, UCB&MCTS about 6,900, MCTS about 1,050;
-* the single-turn TBW searches on the plain-Python path, ``scripts/bench_search.py --kernel
+* the single-turn TBW searches on the plain-Python path, ``scripts/bench/bench_search.py --kernel
   python``: 0.6-0.8 M ops1/s (the compiled kernel is about 60 times faster);
 * the tree search: a single-turn solve takes 2 ms on ``duel_5v5_8x8``, 8 ms at the median on
   ``fire_emblem_5v5`` and about 0.2 s on ``battle_10v10_16x16`` (2026-12-01, AMD EPYC, lightly

@@ -30,31 +30,23 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from agents.common.budget import stop_when
-from agents.junqi.deployment import LAYOUT_POLICIES
 from agents.registry import agent_params, make_agent, parse_agent_spec
 from agents.user_agents import is_user_spec
 from agents.web.limits import PageLimitError, PageLimits
-from agents.web.views import board_json, position_json, revealed_json
+from agents.web.views import board_json, layout_board, position_json, revealed_json
 from tbw_envs.core.contract import MAX_SEED, is_integer, kind_of, short_repr
 from tbw_envs.core.errors import IllegalActionError
-from tbw_envs.games import GAMES, get_game
-from tbw_envs.junqi.layout import coerce_layout
+from tbw_envs.games import game_names, get_game
 
-__all__ = ["PlayError", "PlaySession", "SessionStore", "check_page_spec", "OPPONENT_EXAMPLES"]
+__all__ = ["PlayError", "PlaySession", "SessionStore", "check_page_spec"]
 
 LOG_LINES = 300  # the last actions the page lists
 # A page's opponent spec: far stricter than the spec syntax's own limit
 # (``agents.common.spec_syntax.MAX_SPEC_CHARS``), since anyone who reaches the server may send one.
 MAX_PAGE_SPEC_CHARS = 500
 IDLE_SECONDS = 3600.0  # a game no request has touched for this long may be dropped
-# Suggestions for the page's opponent box; any registry spec is accepted.
-OPPONENT_EXAMPLES = {
-    "tbw": ["random", "greedy", "greedy:weights=tuned", "alg2", "exact", "tree:solves=40",
-            "oep:generations=20", "ppo:pretrained"],
-    "junqi": ["random", "greedy", "greedy:weights=tuned", "ismcts:iterations=200",
-              "ismcts:seconds=1", "ucbmcts:iterations=200,weights=tuned", "mcts:iterations=200",
-              "ppo:pretrained"],
-}
+# The person's layout when the page names none: the game's own random one.
+DEFAULT_LAYOUT = "random"
 
 
 class PlayError(ValueError):
@@ -108,10 +100,11 @@ def _check_seed(seed: Any) -> int:
 
 
 class _ChosenLayout:
-    """A seat whose layout is already chosen, as ``Game.start`` asks a seat for one."""
+    """A seat whose layout is already chosen, as ``Game.start`` asks a seat for one (the game
+    checks it)."""
 
-    def __init__(self, layout: Any, source: str):
-        self.chosen = coerce_layout(layout, source)
+    def __init__(self, layout: Any):
+        self.chosen = layout
 
     def layout(self, rng: random.Random, rules: Any) -> Any:
         return self.chosen
@@ -120,17 +113,18 @@ class _ChosenLayout:
 class PlaySession:
     """One game of a person (``human_seat``) against an agent built from ``opponent``.
 
-    ``layout`` (Junqi) is the person's: a layout policy name ("random", "heuristic"), 6 rows of
-    5 piece codes in their own frame (front row first; "." or null on camps), or layout text.
-    ``opponent_layout`` overrides the agent's own choice (for tests). ``max_seconds``: the
-    agent's thinking a move is stopped there (None: no limit)."""
+    ``layout`` is the person's, in a game with layouts whose web board lets them choose
+    (``agents.web.views.layout_board``; Junqi's: a layout policy name, 6 rows of 5 piece codes
+    in their own frame, or layout text); elsewhere only ``DEFAULT_LAYOUT``, the game's own
+    choice. ``opponent_layout`` overrides the agent's own choice (for tests). ``max_seconds``:
+    the agent's thinking a move is stopped there (None: no limit)."""
 
     def __init__(self, game: str, variant: Any, opponent: str, human_seat: int,
-                 seed: int | None = None, layout: Any = "random",
+                 seed: int | None = None, layout: Any = DEFAULT_LAYOUT,
                  opponent_layout: Any = None, executor: ThreadPoolExecutor | None = None,
                  max_seconds: float | None = None):
-        if game not in GAMES:
-            raise PlayError(f"unknown game {short_repr(game)}; games are {list(GAMES)}")
+        if game not in game_names():
+            raise PlayError(f"unknown game {short_repr(game)}; games are {list(game_names())}")
         self.game = game
         description = get_game(game)
         if variant is None:
@@ -156,10 +150,8 @@ class PlaySession:
         # the person's being the one they chose.
         seats: list[Any] = [None, None]
         seats[self.agent_seat] = (self.agent if opponent_layout is None
-                                  else _ChosenLayout(opponent_layout, "opponent layout"))
-        if description.has_layouts:
-            seats[self.human_seat] = _ChosenLayout(
-                self._human_layout(layout, random.Random(self.seed)), "your layout")
+                                  else _ChosenLayout(opponent_layout))
+        seats[self.human_seat] = self._human_seat(description, layout)
         labels = ["you", opponent] if self.human_seat == 0 else [opponent, "you"]
         try:
             start = description.start(self.variant, self.seed, seats, labels)
@@ -179,19 +171,19 @@ class PlaySession:
         self._closed = threading.Event()  # set: stop thinking, play no more
         self._start_agent_if_due()
 
-    @staticmethod
-    def _human_layout(layout: Any, rng: random.Random) -> Any:
-        if isinstance(layout, str) and layout in LAYOUT_POLICIES:
-            return LAYOUT_POLICIES[layout](rng)
-        if isinstance(layout, (list, tuple)) and len(layout) == 6:
-            # Rows of 5 codes from the page; camps may come as None.
-            layout = [[("." if token is None else token) for token in row]
-                      if isinstance(row, (list, tuple)) else row for row in layout]
-        elif not (isinstance(layout, str) and "\n" in layout):
-            raise PlayError(f"layout must be one of {sorted(LAYOUT_POLICIES)}, 6 rows of 5 "
-                            f"piece codes, or layout text; got {short_repr(layout)}")
+    def _human_seat(self, description: Any, layout: Any) -> _ChosenLayout | None:
+        """The person's seat as ``Game.start`` asks it for a layout: the one they chose where
+        the game's web board lets them choose; else None (the game's own choice)."""
+        if not description.has_layouts:
+            return None  # nothing to choose: a layout sent along is of no use, not an error
+        board = layout_board(description)
+        if board is None:
+            if layout is None or layout == DEFAULT_LAYOUT:
+                return None
+            raise PlayError(f"layout: the page cannot choose a layout in {description.title}; "
+                            f"leave it out (the game draws one), got {short_repr(layout)}")
         try:
-            return coerce_layout(layout, "your layout")
+            return _ChosenLayout(board.human_layout(layout, random.Random(self.seed)))
         except ValueError as exc:
             raise PlayError(str(exc)) from None
 
@@ -351,8 +343,8 @@ class SessionStore:
         if unknown:
             raise PlayError(f"unknown field(s) {unknown}; fields are {sorted(known)}")
         game = request.get("game")
-        if game not in GAMES:
-            raise PlayError(f"game must be one of {list(GAMES)}, got {short_repr(game)}")
+        if game not in game_names():
+            raise PlayError(f"game must be one of {list(game_names())}, got {short_repr(game)}")
         opponent = check_page_spec(request.get("opponent", "random"), game, self.allowed_specs,
                                    self.limits)
         variant = request.get("variant")
@@ -363,7 +355,8 @@ class SessionStore:
         with self._lock:
             self._make_room()  # before the agent is built: a full store starts nothing
         session = PlaySession(game, variant, opponent, request.get("seat", 0),
-                              seed=request.get("seed"), layout=request.get("layout", "random"),
+                              seed=request.get("seed"),
+                              layout=request.get("layout", DEFAULT_LAYOUT),
                               executor=self.executor, max_seconds=self.limits.max_seconds)
         session_id = secrets.token_urlsafe(16)
         with self._lock:

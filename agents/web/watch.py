@@ -27,7 +27,7 @@ from agents.arena.replay import record_result, replay
 from agents.web.play import PlayError
 from agents.web.views import action_words, board_json, position_json, revealed_json
 from tbw_envs.core.contract import is_integer, short_repr
-from tbw_envs.games import GAMES, get_game
+from tbw_envs.games import game_names, get_game
 
 __all__ = ["RunFolder", "VIEWS"]
 
@@ -172,9 +172,10 @@ class RunFolder:
         out = []
         with self._lock:
             results, problems = dict(loaded.results), dict(loaded.problems)
+        known = game_names()
         for index, record in enumerate(loaded.records):
             game = record.get("game") if isinstance(record, dict) else None
-            if game not in GAMES:
+            if game not in known:
                 continue
             variant = record.get(get_game(game).variant_flag)
             out.append({
@@ -215,7 +216,7 @@ class RunFolder:
             raise PlayError(f"view must be one of {list(VIEWS)}, got {short_repr(view)}")
         record = records[int(index)]
         game = record.get("game") if isinstance(record, dict) else None
-        if game not in GAMES:
+        if game not in game_names():
             raise PlayError(f"game {index} is of an unknown game {short_repr(game)}")
         self._check_variant(record, index)
         frames: list[dict[str, Any]] = []

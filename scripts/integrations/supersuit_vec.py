@@ -28,13 +28,12 @@ MaskablePPO no masks and breaks SB3's seeding).
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from scripts.integrations.cleanrl_ppo import Args, ppo  # noqa: E402
-from tbw_envs.games import game_names, get_game  # noqa: E402
+try:  # the CleanRL recipe's PPO loop, its neighbour: imported as a package module (the tests)
+    from .cleanrl_ppo import Args, ppo
+except ImportError:  # or run as a file, with this folder first on the path
+    from cleanrl_ppo import Args, ppo
+from tbw_envs.games import game_names, get_game
 
 
 def make_vec_env(game: str, copies: int = 2, num_cpus: int = 0):

@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 
+from agents.common.catalog import AgentEntry
 from agents.common.params import ParameterTypeError
 from agents.common.spec_syntax import MAX_SPEC_CHARS
 from agents.junqi import (
@@ -21,7 +22,15 @@ from agents.junqi import (
     UCBMCTSAgent,
 )
 from agents.random_agent import RandomAgent
-from agents.registry import AGENTS, agent_games, agent_params, make_agent, parse_agent_spec
+from agents.registry import (
+    AGENTS,
+    agent_entry,
+    agent_games,
+    agent_names,
+    agent_params,
+    make_agent,
+    parse_agent_spec,
+)
 from agents.tbw import GreedyAgent, OEPAgent, TBWSearchAgent, TBWTreeAgent
 from tests.helpers.errors import BAD_SEEDS, raises_naming
 
@@ -203,7 +212,7 @@ def test_an_agents_own_long_error_comes_back_cut(monkeypatch):
         raise ValueError("no such thing: " + "z" * 1_000_000)
 
     monkeypatch.setitem(registry.AGENTS, "random",
-                        registry.AgentEntry(failing, registry.AGENTS["random"].params))
+                        AgentEntry(failing, registry.AGENTS["random"].params))
     message = raises_naming(lambda: make_agent("random", game="tbw"), ValueError, "random", "zzzz")
     assert message.endswith("...")
 
@@ -301,7 +310,7 @@ def test_every_declared_spec_parameter_is_a_constructor_parameter():
                "ismcts": ISMCTSAgent, "search": TBWSearchAgent, "exact": TBWSearchAgent,
                "alg5": TBWSearchAgent, "alg2": TBWSearchAgent, "oep": OEPAgent,
                "tree": TBWTreeAgent}
-    for name in AGENTS:
+    for name in agent_names():
         for game in agent_games(name):
             cls = classes.get((name, game), classes.get(name))
             declared = set(agent_params(name, game))
@@ -315,3 +324,60 @@ def test_every_declared_spec_parameter_is_a_constructor_parameter():
             assert declared - made_by_registry <= accepted, (name, game)
             assert "seed" not in declared and "evaluate" not in declared
             assert set(cls.PARAMS) <= accepted | {"weights"}
+
+
+# ------------------------------------------------------------------ where the agents are
+def test_generic_agents_are_the_registrys_and_each_games_own_are_its_catalogs():
+    assert set(AGENTS) == {"random", "ppo"}
+    assert agent_names() == ["alg2", "alg5", "exact", "greedy", "ismcts", "mcts", "oep", "ppo",
+                             "random", "search", "tree", "ucbmcts"]
+    assert agent_names("junqi") == ["greedy", "ismcts", "mcts", "ppo", "random", "ucbmcts"]
+    from agents.junqi import catalog as junqi_catalog
+    from agents.tbw import catalog as tbw_catalog
+
+    assert set(tbw_catalog.AGENTS) == {"greedy", "search", "exact", "alg5", "alg2", "oep", "tree"}
+    assert set(junqi_catalog.AGENTS) == {"greedy", "mcts", "ucbmcts", "ismcts"}
+    assert agent_entry("greedy", "junqi") is junqi_catalog.AGENTS["greedy"]
+    assert agent_entry("greedy") is tbw_catalog.AGENTS["greedy"]  # the first game that plays it
+    assert agent_entry("random", "junqi") is AGENTS["random"]
+
+
+def test_an_unknown_game_plays_the_agents_it_lists(registered_minigame):
+    agent = make_agent("random", seed=3, game="nim", variant="large")
+    assert type(agent) is RandomAgent and agent.name == "random"
+    state = registered_minigame.new_state("large")
+    assert agent.act(state.view(0)) in state.legal_actions()
+    assert agent_games("random")[-1] == "nim" and "nim" not in agent_games("greedy")
+    raises_naming(lambda: make_agent("greedy", game="nim"), ValueError,
+                  "does not play nim", "['random']")
+    # did-you-mean and the known agents: only the game's own
+    message = raises_naming(lambda: make_agent("randm", game="nim"), ValueError,
+                            "did you mean 'random'", "known agents for nim: ['random']")
+    assert "greedy" not in message
+    assert parse_agent_spec("random", game="nim") == ("random", {})
+
+
+def test_a_game_that_lists_an_agent_no_catalog_has_is_named(registered_minigame, monkeypatch):
+    monkeypatch.setattr(type(registered_minigame), "agents", ("random", "minimax"))
+    raises_naming(lambda: make_agent("minimax", game="nim"), ValueError, "'minimax'",
+                  "game nim lists it", "catalog None")
+
+
+def test_ppo_is_told_the_variant_only_where_it_decides_the_frame(monkeypatch):
+    """TBW's scenario decides a policy's planes and actions, so the policy is checked against
+    it; a Junqi rule set does not (``Game.frame_depends_on_variant``), and the agent is built
+    as before, with no variant to check."""
+    import agents.registry
+
+    calls = []
+
+    class Recorder:
+        def __init__(self, **kwargs):
+            calls.append(kwargs)
+
+    monkeypatch.setattr(agents.registry, "PPOAgent", Recorder)
+    monkeypatch.setattr(agents.registry, "pretrained_path", lambda game: f"{game}.npz")
+    for game, variant in (("tbw", "hex_skirmish"), ("junqi", "qq")):
+        make_agent("ppo:pretrained", seed=0, game=game, variant=variant)
+    assert calls == [{"seed": 0, "game": "tbw", "variant": "hex_skirmish", "path": "tbw.npz"},
+                     {"seed": 0, "game": "junqi", "path": "junqi.npz"}]

@@ -17,11 +17,11 @@ import pytest
 from agents.arena import run_round_robin, write_result
 from agents.arena.records import load_records
 from agents.arena.replay import verify_records
+from agents.cli import arena as arena_cli
 from agents.common.params import Int
 from agents.observation_policy import ObservationPolicyAgent
 from agents.registry import make_agent, parse_agent_spec
 from agents.user_agents import MODULE_PREFIX, is_user_spec, literal_value
-from scripts import arena as arena_cli
 from tbw_envs.core.errors import IllegalActionError
 from tbw_envs.games import get_game
 from tests.helpers import REPO_ROOT

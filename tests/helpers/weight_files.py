@@ -9,7 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from agents.junqi.evaluation import FEATURE_NAMES as JUNQI_FEATURES
-from agents.junqi.evaluation import load_eval_config
+from agents.junqi.evaluation import load_weights
 from agents.training.junqi_tuning import STATE_FEATURES as JUNQI_STATE
 from agents.training.junqi_tuning import JunqiTuningConfig, JunqiWeightTuner
 from agents.training.linear_q import LinearQ
@@ -50,7 +50,7 @@ def junqi_checkpoint(episode: int = 2, episodes: int = 4) -> dict:
     config = JunqiTuningConfig(episodes=episodes, eval_every=0, eval_games=0, warmup_games=1,
                                seed=3)
     names = JUNQI_FEATURES + JUNQI_STATE
-    start = list(load_eval_config("default").weights) + [0.0] * len(JUNQI_STATE)
+    start = list(load_weights("default").weights) + [0.0] * len(JUNQI_STATE)
     learner = LinearQ(start, [1.0 + i for i in range(len(names))], 0.0002, names)
     return {
         "format": JunqiWeightTuner.CHECKPOINT_FORMAT, "config": asdict(config),

@@ -16,9 +16,10 @@ import pytest
 from pettingzoo.utils import wrappers
 
 from tbw_envs import junqi_v0, tbw_v0
-from tbw_envs.aec_wrappers import StandardWrapper
+from tbw_envs.aec_wrappers import CheckedPlay, StandardWrapper
 from tbw_envs.core.contract import GameOverError
 from tbw_envs.core.errors import IllegalActionError
+from tests.helpers.minigame.env import raw_env as NimEnv
 from tests.helpers.quick_games import QUICK_JUNQI
 
 SHORT = {
@@ -116,6 +117,65 @@ def test_an_illegal_move_ends_the_game_with_minus_one_for_the_mover(game):
     assert env.rewards == {mover: -1.0, other: 0}
     assert all(env.terminations.values()) and all(env.truncations.values())
     assert env._cumulative_rewards[mover] == -1.0
+
+
+class CountingNim(NimEnv):
+    """The minigame's raw env (no ``play_checked``), counting the moves ``step`` plays."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.steps = 0
+
+    def step(self, action):
+        self.steps += action is not None
+        super().step(action)
+
+
+class CheckedNim(CountingNim):
+    """A new game's raw env that implements ``play_checked`` (the raw-env contract)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.checked = []
+
+    def play_checked(self, agent, action):
+        self.checked.append((agent, action))
+        NimEnv.step(self, action)
+
+
+@pytest.mark.parametrize("game", SHORT)
+def test_env_plays_the_bundled_raw_envs_through_play_checked(game, monkeypatch):
+    module, kwargs = SHORT[game]
+    env = module.env(**kwargs)
+    assert isinstance(env.unwrapped, CheckedPlay)
+    env.reset(seed=0)
+
+    def refused(action):
+        raise AssertionError("env() re-checked a move through raw_env.step")
+
+    monkeypatch.setattr(env.unwrapped, "step", refused)
+    for _ in range(3):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+
+
+def test_a_raw_env_with_play_checked_is_played_through_it_and_one_without_through_step():
+    checked = StandardWrapper(CheckedNim(heap="small"))
+    checked.reset(seed=0)
+    checked.step(1)
+    assert (checked.unwrapped.checked, checked.unwrapped.steps) == ([("player_0", 1)], 0)
+    plain = StandardWrapper(CountingNim(heap="small"))
+    assert not isinstance(plain.unwrapped, CheckedPlay)
+    plain.reset(seed=0)
+    plain.step(1)
+    assert plain.unwrapped.steps == 1
+    for env in (checked, plain):  # the same game either way, an illegal move's end included
+        assert env.unwrapped.core_state.stones == 5
+        env.step(2)  # 3 stones: 2 are left
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            env.step(2)  # 3 stones of 2: illegal, the game ends with -1 for the mover
+        assert env.rewards == {"player_0": -1.0, "player_1": 0}
+        assert all(env.terminations.values()) and env.unwrapped.core_state.stones == 2
 
 
 @pytest.mark.parametrize("game", SHORT)

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from tbw_envs import junqi_v0, tbw_v0
-from tbw_envs.wrappers import make_junqi_single, make_tbw_single
+from tbw_envs.junqi.env.single import make_junqi_single
+from tbw_envs.tbw.env.single import make_tbw_single
 from tests.helpers.quick_games import QUICK_JUNQI, SKIRMISH
 
 AEC = {"tbw": lambda: tbw_v0.env(scenario=SKIRMISH),

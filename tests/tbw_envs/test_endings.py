@@ -18,8 +18,9 @@ import pytest
 from tbw_envs import junqi_v0, tbw_v0
 from tbw_envs.core.errors import IllegalActionError
 from tbw_envs.junqi import JunqiState, parse_post
+from tbw_envs.junqi.env.single import make_junqi_single
 from tbw_envs.tbw import TBWState, load_scenario
-from tbw_envs.wrappers import make_junqi_single, make_tbw_single
+from tbw_envs.tbw.env.single import make_tbw_single
 
 SEATS = ("player_0", "player_1")
 

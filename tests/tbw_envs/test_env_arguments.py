@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from tbw_envs import junqi_v0, tbw_v0
+from tbw_envs.junqi.env.single import make_junqi_single
 from tbw_envs.junqi.layout import Layout, random_layout, validate_layout
-from tbw_envs.wrappers import make_junqi_single, make_tbw_single
+from tbw_envs.tbw.env.single import make_tbw_single
 
 BAD_ARGUMENTS = [
     (lambda: tbw_v0.raw_env(flip_perspective="no"), TypeError, "flip_perspective"),

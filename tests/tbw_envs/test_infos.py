@@ -17,7 +17,7 @@ from gymnasium.vector import AutoresetMode
 
 import tbw_envs  # noqa: F401 - registers the env ids
 from tbw_envs import tbw_v0
-from tbw_envs.wrappers import make_tbw_single
+from tbw_envs.tbw.env.single import make_tbw_single
 from tests.helpers.quick_games import QUICK_JUNQI, SKIRMISH
 
 NUM_ENVS = 8

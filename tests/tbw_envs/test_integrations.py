@@ -15,9 +15,10 @@ import tbw_envs  # noqa: F401 - registers the envs
 from tbw_envs import junqi_v0, tbw_v0
 from tbw_envs.core.configs_path import configs_dir
 from tbw_envs.core.yaml_loader import load_yaml
+from tbw_envs.junqi.env.single import make_junqi_single
 from tbw_envs.junqi.state import END_REASONS as JUNQI_END_REASONS
+from tbw_envs.tbw.env.single import make_tbw_single
 from tbw_envs.tbw.state import END_REASONS as TBW_END_REASONS
-from tbw_envs.wrappers import make_junqi_single, make_tbw_single
 
 SHORT_TBW = {**load_yaml(configs_dir() / "tbw" / "duel_5v5_8x8.yaml"), "max_turns": 4}
 SHORT_JUNQI = {"total_ply_limit": 40}

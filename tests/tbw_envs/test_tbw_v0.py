@@ -15,9 +15,9 @@ import tbw_envs  # noqa: F401 - registers the envs
 from tbw_envs import tbw_v0
 from tbw_envs.core.contract import GameOverError
 from tbw_envs.tbw import END_TURN, TBWState, load_scenario
+from tbw_envs.tbw.env.single import make_tbw_single
 from tbw_envs.tbw.observation import ObservationEncoder
 from tbw_envs.tbw.render import board_origin
-from tbw_envs.wrappers import make_tbw_single
 from tests.helpers.quick_games import SKIRMISH
 
 SCENARIOS = ["duel_5v5_8x8", "hex_skirmish", "paper_figure3", "open_solo_4"]

@@ -19,8 +19,10 @@ from tbw_envs.junqi import (
     NUM_POSTS,
     load_rules,
 )
+from tbw_envs.junqi.env.single import make_junqi_single
 from tbw_envs.tbw import ScenarioError
-from tbw_envs.wrappers import SingleAgentEnv, make_junqi_single, make_tbw_single
+from tbw_envs.tbw.env.single import make_tbw_single
+from tbw_envs.wrappers import SingleAgentEnv
 from tests.helpers.junqi_games import FIVE_QUIET
 from tests.helpers.quick_games import QUICK_JUNQI, SHORT_JUNQI, SHORT_TBW, SKIRMISH, TBW_SCENARIO
 
@@ -340,3 +342,22 @@ def test_learner_seat_alternate_follows_the_seed_and_alternates_unseeded(make):
     assert first_steps(4)[0] == 0
     unseeded = [env.reset()[1]["learner"] for _ in range(4)]
     assert unseeded == [1, 0, 1, 0]
+
+
+def test_an_opponent_of_any_registered_game_is_refused_by_another_games_env(
+        registered_minigame):
+    """The opponent's declared ``game`` is checked against the registered games, so one built
+    for a game registered later (the minigame) is refused by TBW's env, and a Nim opponent is
+    taken by Nim's."""
+
+    class NimOpponent:
+        game = "nim"
+
+        def act(self, view):
+            return view.legal_actions()[0]
+
+    with pytest.raises(ValueError, match="plays nim, but this env is tbw"):
+        make_tbw_single(scenario=SKIRMISH, opponent=NimOpponent())
+    env = registered_minigame.single_agent_env(opponent=NimOpponent(), learner_seat=1)
+    env.reset(seed=0)
+    assert env.core_state.stones == registered_minigame.load_variant("small").stones - 1

@@ -13,7 +13,10 @@ with a backtracking line search from ``w = 0`` (deterministic, no randomness inv
   players), the features of ``features`` only;
 - ``negative_log_likelihood(w, data)``: the mean over the choices of ``-log P(played move)``,
   with its gradient and Hessian;
-- ``fit_weights(data)``: the minimiser, and a summary of the fit.
+- ``fit_weights(data)``: the minimiser, and a summary of the fit;
+- ``fit_opponent_model(games)``: the fit of the ``model`` tracker's own features
+  (``MODEL_FEATURES`` under ``FEATURE_CONFIG``), and ``fit_markdown`` its table
+  (``scripts/research/eval_beliefs.py --fit-model``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from agents.junqi.belief.opponent_model import FEATURE_CONFIG, MODEL_FEATURES
 from agents.junqi.evaluation import FEATURE_NAMES, JunqiEvaluation
 
 # Newton's method stops when the step's predicted decrease of the mean negative log-likelihood
@@ -66,10 +70,10 @@ class ChoiceData:
 
 def choice_data(games, config="tuned", features: Sequence[str] = FEATURE_NAMES) -> ChoiceData:
     """The choice sets of every ply of ``games`` (``(starting state, actions)`` pairs, as
-    ``scripts/eval_beliefs.py`` reads them from arena records), both players' moves, each move's
-    features (those named in ``features``) from the mover's side on the true state, under the
-    evaluation config ``config`` (its piece values and feature parameters; its weights unused).
-    Plies with a single legal move carry no information and are left out."""
+    ``scripts/research/eval_beliefs.py`` reads them from arena records), both players' moves,
+    each move's features (those named in ``features``) from the mover's side on the true state,
+    under the evaluation config ``config`` (its piece values and feature parameters; its
+    weights unused). Plies with a single legal move carry no information and are left out."""
     unknown = set(features) - set(FEATURE_NAMES)
     if unknown:
         raise ValueError(f"unknown feature(s) {sorted(unknown)}; features: {list(FEATURE_NAMES)}")
@@ -154,3 +158,31 @@ def fit_weights(data: ChoiceData, start=None) -> tuple[np.ndarray, dict]:
         "gradient_norm": float(np.linalg.norm(gradient)),
     }
     return weights, summary
+
+
+def fit_opponent_model(games) -> dict:
+    """The maximum-likelihood weights of the ``model`` tracker's features (``MODEL_FEATURES``
+    under ``FEATURE_CONFIG``) on every move of ``games``: ``fit_weights``' summary, with the
+    games counted and the config named."""
+    data = choice_data(games, FEATURE_CONFIG, MODEL_FEATURES)
+    _, summary = fit_weights(data)
+    return summary | {"games": len(games), "feature_config": FEATURE_CONFIG}
+
+
+def fit_markdown(fit: dict) -> str:
+    """``fit_opponent_model``'s weights with their standard errors, the likelihoods, and the
+    weights as a ``FITTED_WEIGHTS`` literal to paste into ``opponent_model``."""
+    lines = ["| feature | weight | standard error |", "|---|---:|---:|"]
+    for name, weight in fit["weights"].items():
+        lines.append(f"| {name} | {weight:.6g} | {fit['standard_errors'][name]:.2g} |")
+    lines.append("")
+    lines.append(
+        f"{fit['games']} games, {fit['choices']} choices ({fit['moves']} legal moves), "
+        f"{fit['newton_steps']} Newton steps: mean -log P(played move) {fit['mean_nll']:.4f} "
+        f"(uniform choice {fit['mean_nll_uniform']:.4f})"
+    )
+    lines.append("")
+    lines.append("FITTED_WEIGHTS = {")
+    lines.extend(f'    "{name}": {weight!r},' for name, weight in fit["weights"].items())
+    lines.append("}")
+    return "\n".join(lines)

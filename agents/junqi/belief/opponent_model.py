@@ -79,7 +79,7 @@ from tbw_envs.junqi.state import deployment_masks, move_tables
 # training games (arena games of the shipped agents greedy:weights=tuned, ppo:pretrained,
 # ucbmcts:iterations=50,weights=tuned, ismcts:iterations=50 and greedy, seed 11, 10 games per
 # pairing; disjoint from the evaluation games of seeds 12 and 13) by
-#   python scripts/eval_beliefs.py --fit-model --games-from runs/beliefs/games-fit
+#   python scripts/research/eval_beliefs.py --fit-model --games-from runs/beliefs/games-fit
 # (7981 choices; mean -log P(played move) 2.353, against 3.454 for a uniform choice and 2.473 for
 # the tuned evaluation at T = 15).
 FITTED = "fitted"  # the name of this model for ``ModelBelief(weights=...)``
@@ -93,7 +93,7 @@ FITTED_WEIGHTS = {
     "no_collision": 24.081404587454898,
 }
 # Then T (the scores w . f are divided by it) and beta by the grid on the same games:
-#   python scripts/eval_beliefs.py --games-from runs/beliefs/games-fit --plies 50 100
+#   python scripts/research/eval_beliefs.py --games-from runs/beliefs/games-fit --plies 50 100
 #       --model-weights fitted --model-temperatures 1 1.5 1.75 2 2.5 3 4
 #       --model-betas 0.5 0.75 1 1.25 1.5 1.75 2
 # lowest log-loss pooled over the 200 views at plies 50 and 100: T = 1.75, beta = 1.25 (1.4381;

@@ -74,7 +74,7 @@ class BeliefTracker:
     def toward(self, truth: dict[int, int], share: float) -> BeliefTracker:
         """A copy whose rows are moved toward known types: for each living opponent piece,
         ``(1 - share) x its row + share x one-hot(truth[post])``. An experiment's tool (how much
-        a better belief would be worth, ``scripts/belief_gap.py``): ``share=1`` samples
+        a better belief would be worth, ``agents.junqi.mcts.belief_gap``): ``share=1`` samples
         exactly ``truth`` (living pieces), ``share=0`` is this tracker. ``truth`` must give
         every living opponent piece a type its evidence allows."""
         if not (is_real_number(share) and 0.0 <= share <= 1.0):
@@ -104,7 +104,7 @@ class BeliefTracker:
         nothing more: their rows become one-hot, their evidence masks that one type, so every
         draw gives them those types and leaves the army counts to the others (knowing the flag
         tells the other headquarters holds none). An experiment's tool: what knowing, say, the
-        flag alone would be worth (``scripts/belief_gap.py --know``)."""
+        flag alone would be worth (``scripts/research/belief_gap.py --know``)."""
         masks = list(self.evidence.masks)
         tokens = self._tokens.copy()
         for post, kind in known.items():
@@ -276,7 +276,7 @@ BELIEFS: dict[str, type[BeliefTracker]] = {
     "count": CountBelief,
     "uniform": UniformBelief,
 }
-# The tracker with the lower log-loss in scripts/eval_beliefs.py (docs/results.md).
+# The tracker with the lower log-loss in scripts/research/eval_beliefs.py (docs/results.md).
 DEFAULT_BELIEF = "count"
 
 

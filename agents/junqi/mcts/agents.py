@@ -53,7 +53,7 @@ class DeterminizedSearchAgent(JunqiAgentBase):
 
     def belief_of(self, view):
         """The belief tracker this move's determinizations come from (``belief``, by name). An
-        experiment may replace it on an instance (``scripts/belief_gap.py``)."""
+        experiment may replace it on an instance (``agents.junqi.mcts.belief_gap``)."""
         return make_belief(self.belief_name, view)
 
     def thinking(self, top: int = 5) -> dict | None:

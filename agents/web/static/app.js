@@ -124,7 +124,7 @@ function drawTBW(container, board, position, marks = {}) {
   const geo = tbwGeometry(board);
   container.innerHTML = "";
   const svg = el("svg", { width: geo.width, height: geo.height, viewBox: `0 0 ${geo.width} ${geo.height}`,
-                          "data-game": "tbw" }, container);
+                          "data-game": board.game, "data-board": board.kind }, container);
   for (let row = 0; row < board.rows; row++) {
     for (let col = 0; col < board.cols; col++) {
       const name = board.terrain[row * board.cols + col];
@@ -239,7 +239,8 @@ function junqiXY(post, flip) {
 function drawJunqi(container, board, position, flip, marks = {}) {
   container.innerHTML = "";
   const width = 4 * PITCH_X + 100, height = 11 * PITCH_Y + RIVER + JUNQI_TOP + 30;
-  const svg = el("svg", { width, height, viewBox: `0 0 ${width} ${height}`, "data-game": "junqi" }, container);
+  const svg = el("svg", { width, height, viewBox: `0 0 ${width} ${height}`, "data-game": board.game,
+                          "data-board": board.kind }, container);
   for (const [a, b, kind] of board.links) {
     const [x1, y1] = junqiXY(a, flip), [x2, y2] = junqiXY(b, flip);
     el("line", { x1, y1, x2, y2, stroke: kind === "rail" ? "#4a5568" : "#a0aec0",
@@ -321,6 +322,14 @@ function drawJunqi(container, board, position, flip, marks = {}) {
   return svg;
 }
 
+// ------------------------------------------------------------------ text drawing
+// A game with no board of its own: its text render, as the server sends it.
+function drawText(container, board, position) {
+  container.innerHTML = "";
+  return html("pre", { class: "text-board", "data-game": board.game, "data-board": board.kind },
+              container, position.text);
+}
+
 // ------------------------------------------------------------------ Play
 // starts: how many games this page has asked for; an answer to an older request is stale.
 const play = { id: null, board: null, state: null, poll: null, selected: null, dest: null, layoutRows: null, picked: null,
@@ -344,7 +353,7 @@ function onPlayGameChange() {
   const list = $("play-opponents");
   list.innerHTML = "";
   for (const spec of game.opponents) html("option", { value: spec }, list);
-  show("layout-choice", game.has_layouts);
+  show("layout-choice", game.arranges_layouts);
   show("deploy", false);
   setPlayError(null);  // the last game's error is not this one's
 }
@@ -354,13 +363,13 @@ async function startGame(event) {
   const ticket = ++play.starts;
   setPlayError(null);
   const game = $("play-game").value;
-  const arranging = games[game].has_layouts && $("play-layout").value === "arrange";
+  const arranging = games[game].arranges_layouts && $("play-layout").value === "arrange";
   if (!arranging) show("deploy", false);
   if (arranging && !play.layoutRows) {
     await openDeploy(ticket);
     return;
   }
-  const layout = games[game].has_layouts
+  const layout = games[game].arranges_layouts
     ? ($("play-layout").value === "arrange" ? play.layoutRows : $("play-layout").value) : undefined;
   const request = { game, variant: $("play-variant").value, opponent: $("play-opponent").value.trim(),
                     seat: Number($("play-seat").value) };
@@ -436,8 +445,25 @@ function renderPlay() {
   const state = play.state, board = play.board;
   const actions = $("play-actions");
   actions.innerHTML = "";
-  if (board.game === "tbw") renderPlayTBW(state, board, actions);
-  else renderPlayJunqi(state, board, actions);
+  const render = { tiles: renderPlayTBW, posts: renderPlayJunqi }[board.kind] || renderPlayText;
+  render(state, board, actions);
+}
+
+// The generic board: the text render, and a button per legal action with its words.
+function renderPlayText(state, board, actions) {
+  const position = state.over ? state.revealed : state.position;
+  drawText($("play-board"), board, position);
+  if (state.your_turn) {
+    for (const act of state.position.actions || []) {
+      const b = html("button", { type: "button", class: "text-action", "data-action": act.action }, actions, act.words);
+      b.addEventListener("click", () => sendMove(act.action));
+    }
+  }
+  const info = $("play-info");
+  info.innerHTML = "";
+  if (state.over) html("div", { class: "outcome" }, info, outcomeWords(state.position));
+  else if (state.your_turn) html("div", {}, info, "Choose your action from the buttons.");
+  renderLog(state.log || []);
 }
 
 function renderPlayTBW(state, board, actions) {
@@ -602,7 +628,7 @@ async function sendMove(action) {
 // Junqi deployment by hand
 async function openDeploy(ticket = play.starts) {
   try {
-    const data = await api("GET", "/api/junqi/layout?policy=heuristic");
+    const data = await api("GET", `/api/${encodeURIComponent($("play-game").value)}/layout`);
     if (ticket !== play.starts) return;  // another game was asked for meanwhile
     play.layoutRows = data.rows;
     play.pieces = data.pieces;
@@ -707,7 +733,7 @@ async function loadGame() {
     return;
   }
   relabelWatchGame(index, watch.data.result, null);
-  show("watch-view-label", watch.data.game === "junqi");
+  show("watch-view-label", watch.data.board.hidden_information);
   show("watch-thinking-label", !!watch.data.thinking);
   $("watch-scrub").max = watch.data.frames.length - 1;
   setPly(Math.min(watch.ply, watch.data.frames.length - 1));
@@ -724,7 +750,11 @@ function setPly(ply) {
   const frame = data.frames[watch.ply];
   const info = $("watch-info");
   info.innerHTML = "";
-  if (data.game === "tbw") {
+  if (data.board.kind === "text") {
+    drawText($("watch-board"), data.board, frame);
+    html("div", frame.terminal ? { class: "outcome" } : {}, info, frame.terminal ? `${outcomeWords(frame)}.`
+         : `Player ${frame.current_player} to act.`);
+  } else if (data.board.kind === "tiles") {
     const thought = $("watch-thinking").checked && data.thinking ? data.thinking[watch.ply] : null;
     const marks = thought && thought.plan ? { plan: planMarks(data.board, data.frames, watch.ply, thought.plan) } : {};
     drawTBW($("watch-board"), data.board, frame, marks);

@@ -269,12 +269,13 @@ class raw_env(AECEnv):
         self._game()
         if step_after_game_over(self, action):
             return
-        self._play_checked(self.agent_selection, as_action(action))
+        self.play_checked(self.agent_selection, as_action(action))
 
-    def _play_checked(self, agent: str, action: int) -> None:
+    def play_checked(self, agent: str, action: int) -> None:
         """``step`` for an ``action`` already checked to be an int in range, by ``agent`` =
         ``agent_selection`` in a game that is not over (``step`` and ``env()``'s
-        ``StandardWrapper`` check both first, so neither checks twice)."""
+        ``StandardWrapper`` check both first, so neither checks twice): the raw-env contract's
+        ``tbw_envs.aec_wrappers.CheckedPlay``."""
         player = self.agent_name_mapping[agent]
         absolute = action_to_absolute(action, player)
         try:

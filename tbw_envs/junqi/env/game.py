@@ -1,4 +1,4 @@
-"""Junqi described for the layers above its core (``tbw_envs.core.game.Game``)."""
+"""Junqi described for the layers above its core (``tbw_envs.description.Game``)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from tbw_envs import junqi_v0
 from tbw_envs.core.canonical import canonical_json, int64s
-from tbw_envs.core.game import Game, GameStart
 from tbw_envs.core.seeding import derive_seed
+from tbw_envs.description import Game, GameStart
 from tbw_envs.junqi.actions import as_action, describe_action
+from tbw_envs.junqi.env import aec
+from tbw_envs.junqi.env.single import make_junqi_single
 from tbw_envs.junqi.layout import coerce_layout, format_layout, random_layout
 from tbw_envs.junqi.observation import (
     OBSERVATION_SHAPE,
@@ -22,9 +23,9 @@ from tbw_envs.junqi.observation import (
     legal_mask_in_frame,
     observation_planes,
 )
+from tbw_envs.junqi.render import render_ansi
 from tbw_envs.junqi.state import END_REASONS, NUM_ACTIONS, JunqiState, JunqiView
 from tbw_envs.junqi.variant import JunqiRules, available_rule_sets, load_rules
-from tbw_envs.wrappers import make_junqi_single
 
 
 @lru_cache(maxsize=16)
@@ -58,11 +59,20 @@ class JunqiGame(Game):
     name = "junqi"
     title = "Junqi"
     variant_flag = "rules"
+    env_variant_keyword = "rules"  # junqi_v0's keyword, whatever a subclass names its flag
     variant_noun = "rule set"
     default_variant = "ccgc"
     end_reasons = tuple(END_REASONS)
     agents = ("random", "greedy", "mcts", "ucbmcts", "ismcts", "ppo")
+    agent_catalog = "agents.junqi.catalog"
+    web_board = "agents.junqi.web_board"
+    drawing = "agents.junqi.drawing"
+    arena_agents = ("ppo:pretrained", "ucbmcts:iterations=50,weights=tuned",
+                    "greedy:weights=tuned", "random")
+    arena_games = 12
+    arena_opening_plies = 0
     has_layouts = True
+    frame_depends_on_variant = False  # every rule set: the same board, planes and actions
 
     def variants(self) -> list[str]:
         return available_rule_sets()
@@ -129,17 +139,14 @@ class JunqiGame(Game):
     def describe_action(self, state: JunqiState, action: int) -> str:
         return describe_action(as_action(action))
 
-    def env(self, **kwargs):
-        return junqi_v0.env(**kwargs)
+    def render_text(self, state: JunqiState | JunqiView) -> str:
+        return render_ansi(state)
 
     def raw_env(self, **kwargs):
-        return junqi_v0.raw_env(**kwargs)
-
-    def parallel_env(self, **kwargs):
-        return junqi_v0.parallel_env(**kwargs)
+        return aec.raw_env(**self.env_kwargs(kwargs))
 
     def single_agent_env(self, **kwargs):
-        return make_junqi_single(**kwargs)
+        return make_junqi_single(**self.env_kwargs(kwargs))
 
     def frame(self, variant: Any = None, flip: bool = True) -> JunqiFrame:
         if not flip:

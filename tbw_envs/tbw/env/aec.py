@@ -292,12 +292,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             return
         # Contract errors (not an integer, out of range) pass through as they are; only a
         # well-formed action can be called illegal.
-        self._play_checked(self.agent_selection, self._valid_int(action))
+        self.play_checked(self.agent_selection, self._valid_int(action))
 
-    def _play_checked(self, agent: str, action: int) -> None:
+    def play_checked(self, agent: str, action: int) -> None:
         """``step`` for an ``action`` already checked to be an int in range, by ``agent`` =
         ``agent_selection`` in a game that is not over (``step`` and ``env()``'s
-        ``StandardWrapper`` check both first, so neither checks twice)."""
+        ``StandardWrapper`` check both first, so neither checks twice): the raw-env contract's
+        ``tbw_envs.aec_wrappers.CheckedPlay``."""
         try:
             self._state.apply(self._rotation_list[action] if self._rotates(agent) else action)
         except IllegalActionError as exc:

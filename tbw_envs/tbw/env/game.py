@@ -1,4 +1,4 @@
-"""TBW described for the layers above its core (``tbw_envs.core.game.Game``)."""
+"""TBW described for the layers above its core (``tbw_envs.description.Game``)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from tbw_envs import tbw_v0
 from tbw_envs.core.canonical import canonical_json, int64s
-from tbw_envs.core.game import Game
+from tbw_envs.description import Game
+from tbw_envs.tbw.env import aec
+from tbw_envs.tbw.env.single import make_tbw_single
 from tbw_envs.tbw.observation import ObservationEncoder, action_rotation
+from tbw_envs.tbw.render import render_ansi
 from tbw_envs.tbw.state import END_REASONS, TBWState
 from tbw_envs.tbw.variant import (
     MAX_BOARD_TILES,
@@ -21,7 +23,6 @@ from tbw_envs.tbw.variant import (
     available_scenarios,
     load_scenario,
 )
-from tbw_envs.wrappers import make_tbw_single
 
 
 @lru_cache(maxsize=16)
@@ -58,10 +59,17 @@ class TBWGame(Game):
     name = "tbw"
     title = "TBW"
     variant_flag = "scenario"
+    env_variant_keyword = "scenario"  # tbw_v0's keyword, whatever a subclass names its flag
     variant_noun = "scenario"
     default_variant = "duel_5v5_8x8"
     end_reasons = tuple(END_REASONS)
     agents = ("random", "greedy", "search", "exact", "alg5", "alg2", "oep", "tree", "ppo")
+    agent_catalog = "agents.tbw.catalog"
+    web_board = "agents.tbw.web_board"
+    drawing = "agents.tbw.drawing"
+    arena_agents = ("ppo:pretrained", "exact", "greedy", "random")
+    arena_games = 30
+    arena_opening_plies = 10
 
     def variants(self) -> list[str]:
         return available_scenarios()
@@ -101,17 +109,14 @@ class TBWGame(Game):
     def describe_action(self, state: TBWState, action: int) -> str:
         return state.describe_action(action)
 
-    def env(self, **kwargs):
-        return tbw_v0.env(**kwargs)
+    def render_text(self, state: TBWState) -> str:
+        return render_ansi(state)
 
     def raw_env(self, **kwargs):
-        return tbw_v0.raw_env(**kwargs)
-
-    def parallel_env(self, **kwargs):
-        return tbw_v0.parallel_env(**kwargs)
+        return aec.raw_env(**self.env_kwargs(kwargs))
 
     def single_agent_env(self, **kwargs):
-        return make_tbw_single(**kwargs)
+        return make_tbw_single(**self.env_kwargs(kwargs))
 
     def frame(self, variant: Any, flip: bool = True) -> TBWFrame:
         return TBWFrame(self.load_variant(variant), flip)

@@ -26,8 +26,8 @@ from agents.arena.budget_curve import (
     summary_json,
 )
 from agents.arena.stats import wilson_interval
-from scripts import arena as arena_cli
-from scripts import budget_curve as budget_cli
+from agents.cli import arena as arena_cli
+from agents.cli import budget_curve as budget_cli
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

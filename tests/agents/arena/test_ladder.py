@@ -158,8 +158,23 @@ def test_missing_keys_wrong_game_and_strict_yaml_are_refused(tmp_path):
     path.write_text("game: junqi\ngame: tbw\n", encoding="utf-8")
     with pytest.raises(LadderConfigError, match="duplicate"):
         load_ladder(path)
-    with pytest.raises(LadderConfigError, match="no such ladder file"):
+    with pytest.raises(LadderConfigError, match="ladder file .*missing.yaml' does not exist"):
         load_ladder(tmp_path / "missing.yaml")
+
+
+@pytest.mark.input_contract
+def test_an_unknown_ladder_name_gets_the_bundled_ones_and_a_guess(tmp_path):
+    with pytest.raises(LadderConfigError) as caught:
+        load_ladder("tbww")
+    text = str(caught.value)
+    assert text.startswith("unknown ladder 'tbww'; did you mean 'tbw'? available: [")
+    assert "'junqi'" in text and text.endswith("or a path to a .yaml file")
+    with pytest.raises(LadderConfigError, match="ladder must be a name .*, a YAML path or None "
+                                                r"\(the game's own\), got int 5"):
+        load_ladder(5)
+    # A folder in it makes it a path, with or without a suffix.
+    path = write_ladder(tmp_path)
+    assert load_ladder(str(path.rename(tmp_path / "mine"))).game == "junqi"
 
 
 @pytest.mark.parametrize("path", sorted(bundled_ladder_dir().glob("*.yaml")), ids=str)

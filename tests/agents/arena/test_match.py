@@ -1,20 +1,23 @@
 """Matches between two agents (``agents.arena.match``): the table lists both agents, Junqi runs
-through the same arena, and bad arguments are refused before any game."""
+through the same arena, the two games of a pair start alike with seats swapped, and bad
+arguments are refused before any game."""
 
 from __future__ import annotations
 
 import pytest
 
+import agents.arena.match as arena_match
 from agents import RandomAgent
 from agents.arena import (
     MAX_GAMES,
     ArenaInputError,
     ArenaTypeError,
+    junqi_game,
     run_match,
     tbw_game,
 )
+from agents.arena.replay import verify_records
 from agents.tbw.greedy import GreedyAgent
-from tbw_envs.tbw import TBWState, load_scenario
 
 
 def test_match_table_lists_both_agents():
@@ -24,11 +27,16 @@ def test_match_table_lists_both_agents():
 
 
 def test_junqi_match_runs_through_the_same_arena():
-    from agents.arena import junqi_game
-
-    result = run_match(junqi_game("ccgc"), RandomAgent(0), RandomAgent(1), games=2)
-    assert all(g.final_state.is_terminal() for g in result.games)
-    assert {g.seats for g in result.games} == {("random", "random (2)"), ("random (2)", "random")}
+    result = run_match(junqi_game("ccgc"), RandomAgent(0), RandomAgent(1), games=3)
+    assert verify_records([g.to_record() for g in result.games]) == []  # finished, replayed
+    assert [g.labels for g in result.games] == [("random", "random (2)"),
+                                               ("random (2)", "random"),
+                                               ("random", "random (2)")]
+    first, second, third = result.games
+    # A pair's two games start from the same layouts, seats swapped; the next pair's differ.
+    assert first.seed == second.seed != third.seed
+    assert first.start["layouts"] == second.start["layouts"] != third.start["layouts"]
+    assert first.agent_seeds != second.agent_seeds
 
 
 # ---------------------------------------------------------------------- run_match and play_game
@@ -41,7 +49,8 @@ MATCH_CASES = [
     ({"seed": "abc"}, ArenaTypeError, "seed must be a non-negative integer, got str 'abc'"),
     ({"seed": -3}, ArenaInputError, "seed must be a non-negative integer, got -3"),
     ({"progress": 1}, ArenaTypeError, "progress must be True or False"),
-    ({"new_state": "duel_5v5_8x8"}, ArenaTypeError, "new_state must be a callable"),
+    ({"new_state": "duel_5v5_8x8"}, ArenaTypeError, "new_state must be a game setup"),
+    ({"new_state": lambda seed: None}, ArenaTypeError, "new_state must be a game setup"),
     ({"agent_b": "random"}, ArenaTypeError, "agent_b must be an agent with act() and reset()"),
     ({"agent_b": "same"}, ArenaInputError, "agent_a and agent_b are the same object"),
 ]
@@ -49,18 +58,15 @@ MATCH_CASES = [
 
 @pytest.mark.input_contract
 @pytest.mark.parametrize(("overrides", "error", "message"), MATCH_CASES)
-def test_run_match_rejects_bad_arguments_before_any_game(overrides, error, message):
+def test_run_match_rejects_bad_arguments_before_any_game(overrides, error, message,
+                                                         monkeypatch):
     agent_a = RandomAgent(0)
     agent_b = RandomAgent(1)
     names = (agent_a.name, agent_b.name)
     calls = []
-
-    def new_state(seed):
-        calls.append(seed)
-        return TBWState.initial(load_scenario("paper_figure3"))
-
-    kwargs = {"new_state": new_state, "agent_a": agent_a, "agent_b": agent_b, "games": 2,
-              "seed": 0} | overrides
+    monkeypatch.setattr(arena_match, "play_in_process", lambda *args: calls.append(args))
+    kwargs = {"new_state": tbw_game("paper_figure3"), "agent_a": agent_a, "agent_b": agent_b,
+              "games": 2, "seed": 0} | overrides
     if kwargs["agent_b"] == "same":
         kwargs["agent_b"] = agent_a
     with pytest.raises(error, match=None) as info:

@@ -5,6 +5,7 @@ the rating order everywhere, and labels wrap only between tokens."""
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -44,7 +45,9 @@ class _Result:
     def __init__(self, labels, intervals):
         self.labels = labels
         self.pairings = [(i, j) for i in range(len(labels)) for j in range(i + 1, len(labels))]
-        self.games = [None] * (2 * self.games_per_pairing * len(self.pairings))
+        # The title reads each game's move time limit (none here).
+        game = SimpleNamespace(move_time_limit=None)
+        self.games = [game] * (2 * self.games_per_pairing * len(self.pairings))
         self._ratings = [
             Rating(agent=label, elo=elo, low=low, high=high, games=8, score=0.5)
             for label, (elo, low, high) in zip(labels, intervals, strict=True)

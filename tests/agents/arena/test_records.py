@@ -17,7 +17,8 @@ from agents.arena import (
     DigestChain,
     record_start_state,
 )
-from scripts import replay as replay_cli
+from agents.cli import replay as replay_cli
+from tbw_envs.games import get_game
 from tests.helpers import REPO_ROOT
 
 
@@ -72,9 +73,10 @@ def test_digests_do_not_depend_on_the_process_or_the_hash_seed(opening_runs):
     script = (
         "import json, sys\n"
         "from agents.arena import DigestChain, record_start_state, record_digest\n"
+        "from tbw_envs.games import get_game\n"
         "record = json.loads(sys.stdin.read())\n"
         "state = record_start_state(record)\n"
-        "chain = DigestChain('junqi', record['rules'], state)\n"
+        "chain = DigestChain(get_game('junqi'), record['rules'], state)\n"
         "for action in record['actions']:\n"
         "    state.apply(action); chain.step(action, state)\n"
         "print(chain.start, chain.final, record_digest(record))\n"
@@ -96,14 +98,14 @@ def test_the_digest_scheme_is_pinned():
     from tbw_envs.junqi import JunqiState, load_layout
 
     tbw = record_start_state({"game": "tbw", "scenario": "duel_5v5_8x8"})
-    chain = DigestChain("tbw", "duel_5v5_8x8", tbw)
+    chain = DigestChain(get_game("tbw"), "duel_5v5_8x8", tbw)
     action = tbw.legal_actions()[0]
     tbw.apply(action)
     assert (chain.start[:16], chain.step(action, tbw)) == ("85d9db93f81b5282",
                                                            "e15c7d6576586b0f")
     layout = load_layout("flag_left_mined")
     junqi = JunqiState.initial((layout, layout))
-    chain = DigestChain("junqi", "ccgc", junqi)
+    chain = DigestChain(get_game("junqi"), "ccgc", junqi)
     action = junqi.legal_actions()[0]
     junqi.apply(action)
     assert (chain.start[:16], chain.step(action, junqi)) == ("5bd59688d5b944bf",

@@ -31,6 +31,25 @@ def test_round_robin_checks_the_ray_address_before_anything_runs():
         run_round_robin("tbw", ["random"], games_per_pairing=2, ray_address="cluster")
 
 
+def test_worker_processes_play_a_game_registered_only_in_the_runs_process(registered_minigame):
+    """A spawned worker never saw this process's ``register`` call: it registers the
+    description its tasks carry, and plays the same games as this process."""
+    game = registered_minigame.name
+    here = run_round_robin(game, ["random", "random"], 4, seed=3, workers=1, bootstrap=0)
+    in_workers = run_round_robin(game, ["random", "random"], 4, seed=3, workers=2,
+                                 bootstrap=0)
+    assert [g.outcome() for g in in_workers.games] == [g.outcome() for g in here.games]
+    assert {g.game for g in in_workers.games} == {game}
+
+
+def test_a_description_that_does_not_pickle_is_refused_before_workers_start(
+        registered_minigame, monkeypatch, no_games):
+    monkeypatch.setattr(registered_minigame, "unpicklable", lambda: None, raising=False)
+    with pytest.raises(ValueError, match=f"game {registered_minigame.name}: its description "
+                                         r".* must be picklable to play in worker processes"):
+        run_round_robin(registered_minigame.name, ["random"], 4, workers=2)
+
+
 # ---------------------------------------------------------------------- the arena on Ray
 
 

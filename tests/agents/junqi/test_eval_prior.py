@@ -1,7 +1,7 @@
 """The move evaluation as a PPO prior (``agents.junqi.eval_prior``, ``eval_prior_net``): the
 scores in the observation are greedy's scores in the env's frame, zero once the episode is over,
 the prior's settings are checked, and the untrained policy plays greedy's move. Training with
-``--eval-prior`` is tested in tests/scripts/test_train_ppo.py."""
+``--eval-prior`` is tested in tests/agents/cli/test_train.py."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from agents.junqi.eval_prior import (
 from agents.junqi.greedy import GreedyAgent
 from tbw_envs.junqi.observation import action_to_absolute
 from tbw_envs.junqi.state import NUM_ACTIONS
-from tbw_envs.wrappers import make_tbw_single
+from tbw_envs.tbw.env.single import make_tbw_single
 from tests.helpers.ppo import needs_torch_and_sb3_contrib
 
 
@@ -176,7 +176,7 @@ def test_policy_rejects_plain_observations():
     from sb3_contrib import MaskablePPO
 
     from agents.junqi.eval_prior_net import EvalPriorPolicy
-    from tbw_envs.wrappers import make_junqi_single
+    from tbw_envs.junqi.env.single import make_junqi_single
 
     with pytest.raises(ValueError, match="Dict observations"):
         MaskablePPO(EvalPriorPolicy, make_junqi_single(), device="cpu")

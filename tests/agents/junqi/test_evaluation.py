@@ -13,9 +13,9 @@ import pytest
 from agents.junqi import (
     FEATURE_NAMES,
     JunqiEvaluation,
-    load_eval_config,
+    load_weights,
 )
-from agents.tbw.evaluation import load_evaluation
+from agents.tbw.evaluation import load_weights as load_tbw_weights
 from tbw_envs.core.yaml_loader import ConfigError
 from tbw_envs.junqi import JunqiState, parse_post
 from tbw_envs.junqi.pieces import (
@@ -68,7 +68,7 @@ def _features(state, belief_rows, src, dst):
 
 # ---------------------------------------------------------------------------------- evaluation
 def test_default_config_holds_the_papers_piece_values_and_named_weights():
-    config = load_eval_config("default")
+    config = load_weights("default")
     assert dict(zip(PIECE_NAMES, config.piece_values, strict=True)) == PAPER_VALUES
     # Eq. 6: Attack_Score = sum of Exvalue (eq. 4) - sum of Exloss (eq. 5): weights +1 and -1.
     assert (config.weight_dict()["attack_gain"], config.weight_dict()["exposure"]) == (1.0, -1.0)
@@ -79,9 +79,9 @@ def test_default_config_holds_the_papers_piece_values_and_named_weights():
     with pytest.raises(ValueError, match="unknown feature"):
         config.with_weights({"bogus": 1.0})
     with pytest.raises(ValueError, match="unknown Junqi evaluation weights"):
-        load_eval_config("no_such_weights")
+        load_weights("no_such_weights")
     with pytest.raises(ValueError, match="piece_values"):
-        load_eval_config({"weights": config.weight_dict(), "piece_values": {"flag": 1}})
+        load_weights({"weights": config.weight_dict(), "piece_values": {"flag": 1}})
 
 
 def test_attack_gain_is_the_expected_combat_value_eq4():
@@ -218,18 +218,18 @@ def test_score_is_the_weighted_sum_and_state_context_hides_opponent_types():
 
 def test_an_evaluation_file_saved_again_is_read_again(tmp_path):
     path = tmp_path / "junqi_eval_mine.yaml"
-    base = load_eval_config("default")
+    base = load_weights("default")
     base.with_weights({"progress": 3.0}).save(path)
-    assert load_eval_config(str(path)).weight_dict()["progress"] == 3.0
+    assert load_weights(str(path)).weight_dict()["progress"] == 3.0
     base.with_weights({"progress": 7.5}).save(path)  # a re-tuned file, same path
-    assert load_eval_config(str(path)).weight_dict()["progress"] == 7.5
+    assert load_weights(str(path)).weight_dict()["progress"] == 7.5
 
 
 def test_evaluation_files_go_through_the_strict_loader(tmp_path):
     path = tmp_path / "junqi_eval_bad.yaml"
     path.write_text("name: x\nname: y\n", encoding="utf-8")
     with pytest.raises(ValueError, match="duplicate key 'name'"):
-        load_eval_config(str(path))
+        load_weights(str(path))
 
 
 JUNQI_BAD_FILES = [
@@ -287,7 +287,7 @@ def test_bad_junqi_weight_files_are_refused_naming_file_field_and_value(
     path = tmp_path / "junqi_eval_bad.yaml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError) as caught:
-        load_eval_config(str(path))
+        load_weights(str(path))
     assert_names(str(caught.value), str(path.resolve()), *words)
     # Agents build their evaluation through the same loader: the reported NaN and inf
     # weights failed deep inside a move choice, they now fail here.
@@ -298,11 +298,11 @@ def test_bad_junqi_weight_files_are_refused_naming_file_field_and_value(
 
 @pytest.mark.input_contract
 def test_junqi_dicts_and_with_weights_are_held_to_the_same_ranges():
-    config = load_eval_config("default")
+    config = load_weights("default")
     data = config.to_dict()
     data["piece_values"]["flag"] = -5.0
     with pytest.raises(ConfigError, match=r"evaluation dict: piece_values.flag must lie in"):
-        load_eval_config(data)
+        load_weights(data)
     for bad, words in (({"progress": math.nan}, ["weights.progress", "finite", "nan"]),
                        ({"progress": 1e308}, ["weights.progress", "must lie in", "1e+308"]),
                        ({"progress": True}, ["weights.progress", "number", "bool True"]),
@@ -312,7 +312,7 @@ def test_junqi_dicts_and_with_weights_are_held_to_the_same_ranges():
             config.with_weights(bad)
         assert_names(str(caught.value), *words)
     with pytest.raises(ValueError, match=r"got int 5"):
-        load_eval_config(5)
+        load_weights(5)
 
 
 @pytest.mark.input_contract
@@ -320,7 +320,7 @@ def test_a_junqi_config_that_breaks_the_ranges_is_never_saved(tmp_path):
     from dataclasses import replace
 
     path = tmp_path / "junqi_eval_out.yaml"
-    bad = replace(load_eval_config("default"), flag_alarm_steps=2.7)
+    bad = replace(load_weights("default"), flag_alarm_steps=2.7)
     with pytest.raises(ConfigError, match="params.flag_alarm_steps must be an integer"):
         bad.save(path)
     assert not path.exists()
@@ -330,6 +330,6 @@ def test_a_junqi_config_that_breaks_the_ranges_is_never_saved(tmp_path):
 def test_the_shipped_weight_files_hold_to_the_ranges():
     for path in SHIPPED:
         if path.name.startswith("tbw_eval_"):
-            load_evaluation(str(path))
+            load_tbw_weights(str(path))
         else:
-            load_eval_config(str(path))
+            load_weights(str(path))

@@ -14,7 +14,8 @@ from agents.policy.agent import PPOAgent  # torch-free until a policy is used
 from agents.random_agent import RandomAgent
 from agents.registry import make_agent
 from tbw_envs import junqi_v0, tbw_v0
-from tbw_envs.wrappers import make_junqi_single, make_tbw_single
+from tbw_envs.junqi.env.single import make_junqi_single
+from tbw_envs.tbw.env.single import make_tbw_single
 from tests.helpers.ppo import maskable_ppo_or_skip, untrained_policy
 
 

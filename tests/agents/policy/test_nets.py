@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from tbw_envs.wrappers import make_junqi_single, make_tbw_single
+from tbw_envs.junqi.env.single import make_junqi_single
+from tbw_envs.tbw.env.single import make_tbw_single
 from tests.helpers.ppo import nets_or_skip, torch_or_skip, untrained_policy
 
 BOARDS = {

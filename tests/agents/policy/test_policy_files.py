@@ -36,7 +36,8 @@ from agents.policy.policy_files import load_policy, save_policy  # noqa: E402
 from agents.policy.policy_metadata import PolicyFileError  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.tbw.greedy import GreedyAgent  # noqa: E402
-from tbw_envs.wrappers import make_junqi_single, make_tbw_single  # noqa: E402
+from tbw_envs.junqi.env.single import make_junqi_single  # noqa: E402
+from tbw_envs.tbw.env.single import make_tbw_single  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -100,7 +101,7 @@ def _make_model(name: str, seed: int = 0):
 def models(tmp_path_factory):
     """Per MODELS entry: the SB3 model.zip and the policy file scripts/convert_model.py made of
     it (the conversion is under test too)."""
-    from scripts.convert_model import main as convert
+    from agents.cli.convert_model import main as convert
 
     folder = tmp_path_factory.mktemp("models")
     made = {}
@@ -137,7 +138,7 @@ def test_policy_file_plays_exactly_as_the_sb3_model(models, name):
     reference = MaskablePPO.load(str(zip_path), device="cpu").policy
     reference.set_training_mode(False)
     expected = PPOAgent.from_policy(reference, game)
-    safe = PPOAgent(path=npz_path, game=game, scenario=scenario)
+    safe = PPOAgent(path=npz_path, game=game, variant=scenario)
     sampled = [PPOAgent.from_policy(reference, game, deterministic=False, seed=7),
                PPOAgent(path=npz_path, deterministic=False, seed=7)]
     assert type(safe.policy) is type(reference)
@@ -243,14 +244,14 @@ def test_the_payload_is_live(models, tmp_path):
 
 
 def _arena(spec: str):
-    from scripts.arena import main
+    from agents.cli.arena import main
 
     return main(["--game", "tbw", "--agents", spec, "random", "--games", "2", "--no-render",
                  "--out", "/nonexistent/never-written"])
 
 
 def _train(option: str, path: Path, tmp_path: Path):
-    from scripts.train_ppo import main
+    from agents.cli.train import main
 
     value = f"ppo:path={path}" if option == "--opponent" else str(path)
     return main(["--game", "tbw", option, value, "--timesteps", "64", "--n-steps", "32",
@@ -429,11 +430,11 @@ WRONG_GAME = {
     "tbw model for junqi": ("tbw cnn", {"game": "junqi"}, "trained on tbw, cannot play junqi"),
     "junqi model for tbw": ("junqi mlp", {"game": "tbw"}, "trained on junqi, cannot play tbw"),
     "prior model for tbw": ("junqi eval prior", {"game": "tbw"}, "cannot play tbw"),
-    "8x8 model on hex": ("tbw cnn", {"scenario": "hex_skirmish"}, "scenario 'hex_skirmish'"),
-    "hex model on 8x8": ("tbw cnn relu, two extractors", {"scenario": "duel_5v5_8x8"},
+    "8x8 model on hex": ("tbw cnn", {"variant": "hex_skirmish"}, "scenario 'hex_skirmish'"),
+    "hex model on 8x8": ("tbw cnn relu, two extractors", {"variant": "duel_5v5_8x8"},
                          "scenario 'duel_5v5_8x8'"),
-    "scenario for junqi": ("junqi cnn", {"game": "junqi", "scenario": "duel_5v5_8x8"},
-                           "scenario= is for TBW"),
+    "scenario for junqi": ("junqi cnn", {"game": "junqi", "variant": "duel_5v5_8x8"},
+                           "unknown Junqi rule set 'duel_5v5_8x8'"),
 }
 
 
@@ -522,7 +523,7 @@ def test_wrapper_names_an_opponent_of_another_game(models, case):
 
 
 def test_a_fitting_policy_opponent_plays_in_the_wrapper(models):
-    opponent = PPOAgent(path=models["tbw cnn"][1], game="tbw", scenario="duel_5v5_8x8")
+    opponent = PPOAgent(path=models["tbw cnn"][1], game="tbw", variant="duel_5v5_8x8")
     env = make_tbw_single("duel_5v5_8x8", opponent=opponent, learner_seat=1)
     env.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -537,7 +538,7 @@ def test_a_fitting_policy_opponent_plays_in_the_wrapper(models):
 
 
 def test_converter_warns_and_refuses_to_overwrite(models, tmp_path, capsys):
-    from scripts.convert_model import build_parser, main
+    from agents.cli.convert_model import build_parser, main
 
     assert "unpickled" in build_parser().format_help()
     zip_path, npz_path = models["tbw mlp"]

@@ -10,13 +10,13 @@ import random
 import numpy as np
 import pytest
 
-from agents.junqi.evaluation import load_eval_config
+from agents.junqi.evaluation import load_weights as load_junqi_weights
 from agents.tbw.evaluation import (
     MAX_WEIGHT,
     DefaultEvaluation,
     as_two_argument_evaluation,
     features,
-    load_evaluation,
+    load_weights,
     save_weights,
     weights_path,
 )
@@ -101,20 +101,20 @@ def test_weights_map_to_the_evaluation_fields_with_their_signs():
 
 
 def test_the_default_file_holds_exactly_the_built_in_defaults():
-    assert load_evaluation("default") == DefaultEvaluation()
-    assert load_evaluation(None) == DefaultEvaluation()
-    assert load_evaluation(str(weights_path("default"))) == DefaultEvaluation()
+    assert load_weights("default") == DefaultEvaluation()
+    assert load_weights(None) == DefaultEvaluation()
+    assert load_weights(str(weights_path("default"))) == DefaultEvaluation()
 
 
 def test_saved_weights_read_back_exactly_and_a_rewritten_file_is_read_again(tmp_path):
     path = tmp_path / "tbw_eval_mine.yaml"
     evaluation = random_weights(random.Random(3))
     save_weights(evaluation, path, "mine", comment="a test")
-    assert load_evaluation(str(path)) == evaluation
+    assert load_weights(str(path)) == evaluation
     assert path.read_text().startswith("# a test\n")
     other = evaluation.with_weights(evaluation.weight_dict() | {"kills": 1.25})
     save_weights(other, path, "mine")
-    assert load_evaluation(str(path)).kill_bonus == 1.25
+    assert load_weights(str(path)).kill_bonus == 1.25
 
 
 @pytest.mark.parametrize("text, match", [
@@ -138,14 +138,14 @@ def test_weight_files_with_problems_are_refused_naming_the_problem(tmp_path, tex
     path = tmp_path / "tbw_eval_bad.yaml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ValueError, match=match):
-        load_evaluation(str(path))
+        load_weights(str(path))
 
 
 def test_unknown_weight_names_and_missing_files_are_refused():
     with pytest.raises(ValueError, match=r"unknown TBW evaluation weights 'bogus'; available: "):
-        load_evaluation("bogus")
+        load_weights("bogus")
     with pytest.raises(ValueError, match="does not exist"):
-        load_evaluation("no/such/file.yaml")
+        load_weights("no/such/file.yaml")
     with pytest.raises(ValueError, match="expected 6 weights"):
         DefaultEvaluation.from_weights([1.0, 2.0])
 
@@ -177,7 +177,7 @@ def test_the_decomposition_equals_the_evaluation_through_whole_turns_for_any_wei
 def test_exact_with_non_default_weights_equals_algorithm_5s_optimum():
     rng = random.Random(5)
     differ = 0
-    tuned = load_evaluation("tuned")  # the committed file, as exact:weights=tuned loads it
+    tuned = load_weights("tuned")  # the committed file, as exact:weights=tuned loads it
     assert tuned.win_value == DefaultEvaluation().win_value  # tuning never moves victory
     for seed in range(40):
         state = random_state(seed)
@@ -286,7 +286,7 @@ def test_bad_tbw_weight_files_are_refused_naming_file_field_and_value(
     path = tmp_path / "tbw_eval_bad.yaml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError) as caught:
-        load_evaluation(str(path))
+        load_weights(str(path))
     assert_names(str(caught.value), str(path.resolve()), *words)
     assert path.read_text(encoding="utf-8") == text
 
@@ -310,16 +310,16 @@ def test_bad_tbw_weights_in_python_are_refused(weights, words):
 @pytest.mark.input_contract
 def test_tbw_weight_specs_of_the_wrong_type_or_name_are_refused():
     with pytest.raises(ValueError, match=r"got int 5"):
-        load_evaluation(5)
-    with pytest.raises(ValueError, match=r"unknown TBW evaluation weights 'a/b'"):
-        load_evaluation("a/b")
+        load_weights(5)
+    with pytest.raises(ValueError, match=r"TBW evaluation weights file 'a/b' does not exist"):
+        load_weights("a/b")  # a folder in it: a path, not a name
     for name in ("x\0y", "x" * 5000):  # names the OS cannot look up: an error, no OSError
         with pytest.raises(ValueError, match="unknown TBW evaluation weights"):
-            load_evaluation(name)
+            load_weights(name)
         with pytest.raises(ValueError, match="unknown Junqi evaluation weights"):
-            load_eval_config(name)
+            load_junqi_weights(name)
     with pytest.raises(ValueError, match="weight 'material' must lie in"):
-        load_evaluation({**TBW_OK, "material": 1e308})
+        load_weights({**TBW_OK, "material": 1e308})
 
 
 @pytest.mark.input_contract
@@ -337,7 +337,7 @@ def test_tbw_weights_at_the_bounds_evaluate_to_finite_values():
 
 
 @pytest.mark.input_contract
-def test_save_weights_refuses_weights_load_evaluation_would_refuse(tmp_path):
+def test_save_weights_refuses_weights_load_weights_would_refuse(tmp_path):
     from agents.tbw.evaluation import save_weights
 
     path = tmp_path / "tbw_eval_out.yaml"

@@ -44,5 +44,5 @@ def test_greedy_ends_the_turn_when_there_is_no_enemy():
 def test_greedy_beats_random_with_seats_swapped():
     result = run_match(tbw_game("duel_5v5_8x8"), GreedyAgent(1), RandomAgent(2), games=10)
     assert result.score("greedy")["wins"] >= 9
-    seats = {g.seats for g in result.games}
+    seats = {g.labels for g in result.games}
     assert seats == {("greedy", "random"), ("random", "greedy")}

@@ -9,7 +9,7 @@ import pytest
 
 from agents.random_agent import RandomAgent
 from agents.registry import agent_entry, make_agent
-from agents.tbw.evaluation import DefaultEvaluation, load_evaluation
+from agents.tbw.evaluation import DefaultEvaluation, load_weights
 from agents.tbw.oep import Genome, OEPAgent, TurnProblem, evolve_turn
 from agents.tbw.search import plan_turn
 from tbw_envs.tbw import TBWState, load_scenario, parse_scenario
@@ -244,7 +244,7 @@ def test_table_fitness_equals_the_evaluation_of_the_real_end_state(name):
     """The fast fitness (the decomposition's tables) against its reference twin: the plan
     applied by the core to a clone, then ``evaluate(state, side)``; tuned weights too."""
     rng = random.Random(name)
-    for evaluate in (DefaultEvaluation(), load_evaluation("tuned")):
+    for evaluate in (DefaultEvaluation(), load_weights("tuned")):
         for _ in range(3):
             state = random_game_state(name, rng)
             if state.is_terminal():
@@ -426,7 +426,7 @@ def test_registry_builds_oep_for_tbw_only():
     with pytest.raises(ValueError, match="unknown parameter 'budget' for oep"):
         make_agent("oep:budget=3")
     tuned = make_agent("oep:generations=1,weights=tuned", game="tbw")
-    assert tuned.evaluate == load_evaluation("tuned") != DefaultEvaluation()
+    assert tuned.evaluate == load_weights("tuned") != DefaultEvaluation()
     with pytest.raises(ValueError, match="unknown TBW evaluation weights 'best'"):
         make_agent("oep:weights=best", game="tbw")
     with pytest.raises(ValueError, match="OEP agent weights= or evaluate=, not both"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.junqi.evaluation import FEATURE_NAMES, JunqiEvaluation, load_eval_config
+from agents.junqi.evaluation import FEATURE_NAMES, JunqiEvaluation, load_weights
 from agents.training.junqi_tuning import STATE_FEATURES, JunqiTuningConfig, JunqiWeightTuner
 
 
@@ -37,7 +37,7 @@ def test_tuner_features_are_the_greedy_agents_features_plus_the_state_part():
 def test_tuner_starts_from_the_default_weights_and_learns():
     tuner = _tuner(episodes=2)
     tuner.run()
-    default = load_eval_config("default").weights
+    default = load_weights("default").weights
     assert tuner.episode == 2 and len(tuner.history.td_errors) == 2
     assert all(np.isfinite(tuner.history.td_errors))
     tuned = tuner.current_config().weights

@@ -9,8 +9,8 @@ import pytest
 
 from agents.arena import tbw_game
 from agents.training.pools import MixedOpponent, build_opponent
-from tbw_envs.games import GAMES
-from tbw_envs.wrappers import make_tbw_single
+from tbw_envs.games import game_names
+from tbw_envs.tbw.env.single import make_tbw_single
 from tests.helpers.ppo import maskable_ppo_or_skip, torch_or_skip, untrained_policy
 
 
@@ -45,7 +45,7 @@ def test_snapshot_pool_draws_per_env_and_keeps_frozen_copies():
     assert first_env.act(state.view(state.current_player)) in state.legal_actions()
 
 
-@pytest.mark.parametrize("game", list(GAMES))
+@pytest.mark.parametrize("game", list(game_names()))
 def test_several_opponents_draw_one_per_episode_reproducibly(game):
     def draws(seed):
         opponent = build_opponent(["random", "greedy"], [1.0, 3.0], game, seed, pool=None)

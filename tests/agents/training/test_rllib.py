@@ -10,7 +10,7 @@ import pytest
 
 from agents.training import rllib
 from agents.training.rllib import check_training_arguments, make_pettingzoo_env
-from tbw_envs.games import GAMES, get_game
+from tbw_envs.games import game_names, get_game
 from tests.helpers.ray_marks import VARIANTS, needs_rllib
 
 
@@ -95,7 +95,7 @@ def test_rllib_arguments_are_checked_without_ray():
         check_training_arguments("junqi", "ccgc", "local", "self", 2, "nobody", counts)
 
 
-@pytest.mark.parametrize("game", list(GAMES))
+@pytest.mark.parametrize("game", list(game_names()))
 def test_the_rllib_env_is_the_games_aec_env(game):
     description = get_game(game)
     env = make_pettingzoo_env(game, description.default_variant)

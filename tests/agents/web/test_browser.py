@@ -1,8 +1,9 @@
 """The web app in a real browser: headless Chromium (Debian's ``chromium`` package) driven by
 Playwright against the app served by uvicorn. A whole game of each game against ``random``,
-played by clicking; a Junqi layout arranged by drag and drop; a recorded game replayed, stepped,
+played by clicking, and one of a game the page has never heard of (the minigame) on the
+generic text board; a Junqi layout arranged by drag and drop; a recorded game replayed, stepped,
 scrubbed and autoplayed, from everything and from one player's view. Screenshots go to the
-test's temporary folder (``scripts/web_screenshots.py`` makes the ones in docs/).
+test's temporary folder (``scripts/dev/web_screenshots.py`` makes the ones in docs/).
 
 Run with ``python -m pytest -m browser`` (docs/web.md: installing Chromium)."""
 
@@ -138,6 +139,35 @@ def test_a_whole_junqi_game_against_random_by_clicking(page, tmp_path):
     # The end reveals the whole board: no hidden piece is left.
     assert page.locator("svg[data-game=junqi] text", has_text="?").count() == 0
     assert "every piece is shown" in page.text_content("#play-info")
+
+
+def test_a_game_the_page_has_never_heard_of_is_played_on_the_text_board(page,
+                                                                       registered_minigame):
+    # The page asks the server for its games when it loads: registered now, so load it again.
+    page.reload()
+    page.wait_for_selector("#play-game option[value=nim]", state="attached")
+    new_game(page, "nim", "large", seat="1")
+    rand = random.Random(2)
+    moves = 0
+    status = wait_for_turn_or_end(page)
+    while status.startswith("Your move"):
+        board = page.text_content("#play-board pre.text-board[data-board=text]")
+        assert re.fullmatch(r"heap large: \d+ of 21 stones left, player 1 to take 1 to 4", board)
+        buttons = page.locator("#play-actions button.text-action")
+        assert 1 <= buttons.count() <= 4
+        assert buttons.first.text_content() == "action 0"
+        before = plies(page)
+        buttons.nth(rand.randrange(buttons.count())).click()
+        status = wait_for_turn_or_end(page, before)
+        moves += 1
+    assert status.startswith(("You won", "You lost")) and moves >= 1
+    assert re.fullmatch(r"player [01] won: last stone", page.text_content("#play-info .outcome"))
+    assert "empty, player" in page.text_content("#play-board pre.text-board")
+    assert page.locator("#play-actions button.text-action").count() == 0
+    assert page.locator("#layout-choice").is_hidden()
+    lines = page.locator("#play-log li").all_text_contents()
+    assert len(lines) == plies(page) and all(re.fullmatch(r"player [01]: action [0-3]", line)
+                                             for line in lines)
 
 
 def test_a_junqi_layout_arranged_by_drag_and_drop(page):

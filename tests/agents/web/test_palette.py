@@ -105,7 +105,7 @@ def test_the_marks_stand_apart_from_every_terrain_and_both_players():
 
 
 def test_each_player_has_one_colour_everywhere():
-    from agents.arena import gif
+    from agents.common.drawing import SEAT_FILLS
     from tbw_envs.junqi import render as junqi_render
     from tbw_envs.tbw import render as tbw_render
 
@@ -114,7 +114,7 @@ def test_each_player_has_one_colour_everywhere():
     assert page == css == [tuple(c) for c in PLAYER_COLORS]
     assert [tuple(int(v) for v in c) for c in tbw_render._SIDE_COLORS] == page
     assert [tuple(c) for c in junqi_render._PLAYER_COLORS] == page
-    assert [_rgb(c) for c in gif._SIDE_FILL] == page
+    assert [_rgb(c) for c in SEAT_FILLS] == page
     # Player 0 is the red one, as the frames' banners and the GIF captions say.
     red, blue = page
     assert red[0] > 150 > max(red[1:]) and blue[2] > 150 > max(blue[:2])

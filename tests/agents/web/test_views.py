@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import random
 
-from agents.web.views import board_json, position_json, revealed_json, tbw_options
+from agents.tbw.web_board import tbw_options
+from agents.web.views import board_json, position_json, revealed_json
 from tbw_envs.games import get_game
 from tbw_envs.junqi import JunqiState
 from tbw_envs.junqi.pieces import PIECE_CODES
@@ -78,3 +79,6 @@ def test_boards_describe_the_variant():
     junqi = board_json("junqi", "ccgc")
     assert len(junqi["posts"]) == 60 and junqi["no_collision_limit"] == 31
     assert sum(p["count"] for p in junqi["pieces"]) == 25
+    # The page picks its board by kind, never by the game's name.
+    assert (tbw["game"], tbw["kind"], tbw["hidden_information"]) == ("tbw", "tiles", False)
+    assert (junqi["game"], junqi["kind"], junqi["hidden_information"]) == ("junqi", "posts", True)

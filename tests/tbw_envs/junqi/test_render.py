@@ -95,7 +95,7 @@ def test_junqi_view_frames_ignore_hidden_swaps_during_play():
 
 
 def test_the_board_and_legend_are_drawn_once_not_per_frame(monkeypatch):
-    # What keeps a frame cheap (0.2 ms, was 13 ms; python scripts/bench_render.py): the board,
+    # What keeps a frame cheap (0.2 ms, was 13 ms; python scripts/bench/bench_render.py): the board,
     # its railroads and posts, and the legend are drawn once and copied, so no frame after the
     # first reads the board's graph again; only pieces and status are drawn per frame.
     state = JunqiState.random_initial(2)

@@ -274,7 +274,7 @@ def count_calls(monkeypatch, module, name: str, calls: dict[str, int]) -> None:
 
 
 def test_the_terrain_is_drawn_once_per_board_not_per_frame(monkeypatch):
-    # What keeps a frame cheap (0.4 ms on the biggest board; python scripts/bench_render.py):
+    # What keeps a frame cheap (0.4 ms on the biggest board; python scripts/bench/bench_render.py):
     # the terrain picture and the units' labels are made once per scenario and copied, so
     # playing on colours no terrain and codes no unit type again.
     from tbw_envs.tbw import render
