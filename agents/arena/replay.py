@@ -42,7 +42,6 @@ from agents.arena.records import (
     ReplayMismatch,
     forfeit_returns,
     start_state,
-    variant_keys,
 )
 from agents.arena.scheduling import agent_seed, check_move_time_limit, pair_seed
 from agents.common.params import MAX_SECONDS
@@ -417,8 +416,8 @@ def check_pairs(records: list[dict[str, Any]]) -> list[str]:
     before play, and so played none)."""
     groups: dict[tuple, list[int]] = {}
     for index, record in enumerate(records):
-        key = (record["game"], *(record.get(variant) for variant in variant_keys()),
-               record["pairing"], record["pair"], record["seed"])
+        variant = record.get(get_game(record["game"]).variant_flag)
+        key = (record["game"], variant, record["pairing"], record["pair"], record["seed"])
         groups.setdefault(key, []).append(index)
     problems = []
     for (*_, pairing, pair, _), indices in groups.items():

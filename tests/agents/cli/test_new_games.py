@@ -145,3 +145,24 @@ def test_the_environment_benchmark_measures_a_game_it_has_never_heard_of(registe
     for layer in ("core", "raw_env", "env()", "single"):
         assert f"nim small{' ' * 23}{layer}" in printed
     assert "tbw" not in printed.split("overhead")[1]  # only the game its flag names
+
+
+def test_a_registered_game_changes_no_other_games_records(tmp_path):
+    """A record carries the bundled games' variant keys and its own: installing a game (here
+    registering ``third``) must not add ``board: null`` to every TBW record, which would change
+    the bytes, and so the hashes, of every run made with the plugin installed."""
+    argv = ["--game", "tbw", "--agents", "greedy", "random", "--games", "2", "--workers", "1",
+            "--no-render"]
+    assert arena.main([*argv, "--out", str(tmp_path / "before")]) == 0
+    game = register(Third())
+    try:
+        assert arena.main([*argv, "--out", str(tmp_path / "with_third")]) == 0
+        assert arena.main(["--game", "third", "--agents", "greedy", "random", "--games", "2",
+                           "--workers", "1", "--no-render", "--out", str(tmp_path / "third")]) == 0
+    finally:
+        unregister(game.name)
+    before = (tmp_path / "before" / "games.jsonl").read_bytes()
+    assert (tmp_path / "with_third" / "games.jsonl").read_bytes() == before
+    assert "board" not in records_of(tmp_path / "before")[0]
+    third_record = records_of(tmp_path / "third")[0]
+    assert (third_record["board"], third_record["scenario"]) == ("duel_5v5_8x8", None)
