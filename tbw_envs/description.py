@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from typing import Any, Protocol
 
@@ -205,6 +205,28 @@ class Game(ABC):
         own = SINGLE_AGENT_KEYWORDS & kwargs.keys()
         aec = self.raw_env(**{k: v for k, v in kwargs.items() if k not in own})
         return SingleAgentEnv(aec, **{k: kwargs[k] for k in own})
+
+    @property
+    def single_env_kwargs(self) -> dict[str, Any]:
+        """The keywords of ``single_agent_env`` with their defaults, the variant first: what
+        Gymnasium registers as ``gymnasium.spec(single_env_id).kwargs``, so the spec shows how
+        ``gymnasium.make(single_env_id)`` builds the env. By default the variant and
+        ``SingleAgentEnv``'s keywords; a description whose single-agent env takes more keywords
+        returns ``self.keyword_defaults(its_maker)``."""
+        return self.keyword_defaults(SingleAgentEnv)
+
+    def keyword_defaults(self, maker: Callable[..., Any]) -> dict[str, Any]:
+        """``{variant_flag: default_variant}``, then each keyword of ``maker`` that has a
+        default, with it. The env's own variant keyword (``env_variant_keyword``) is left out:
+        the variant goes under ``variant_flag``, which ``env_kwargs`` passes on, so a subclass
+        that renames its flag lists the flag it takes."""
+        variant_keywords = {self.variant_flag, self.env_variant_keyword}
+        defaults = {
+            name: parameter.default
+            for name, parameter in inspect.signature(maker).parameters.items()
+            if parameter.default is not inspect.Parameter.empty and name not in variant_keywords
+        }
+        return {self.variant_flag: self.default_variant, **defaults}
 
     # ------------------------------------------------------------------ frames
     @property

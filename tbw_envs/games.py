@@ -24,6 +24,7 @@ import importlib.metadata
 import keyword
 import re
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 from tbw_envs.core.contract import short_list, short_repr
@@ -41,7 +42,7 @@ from tbw_envs.tbw.env.game import TBW
 __all__ = [
     "BUNDLED", "COMMAND_FLAGS", "ENTRY_POINT_GROUP", "Frame", "Game", "GameStart",
     "description_problems", "game_names", "get_game", "register", "registered_games",
-    "unregister",
+    "unregister", "variant_fields",
 ]  # fmt: skip
 
 ENTRY_POINT_GROUP = "tbw_envs.games"
@@ -111,12 +112,32 @@ def description_problems(game: Any) -> list[str]:
     if not (isinstance(reasons, tuple) and reasons and all(isinstance(r, str) for r in reasons)):
         problems.append(f"end_reasons {short_repr(reasons)} is not a non-empty tuple of names")
     if not problems:
+        problems += _single_env_kwargs_problems(game)
+    if not problems:
         try:
             game.load_variant(game.default_variant)
         except Exception as exc:  # any failure of the game's own loader is the problem
             problems.append(f"default_variant {game.default_variant!r} does not load: "
                             f"{type(exc).__name__}: {exc}")
     return problems
+
+
+def _single_env_kwargs_problems(game: Game) -> list[str]:
+    """What is wrong with ``game.single_env_kwargs``, the defaults its Gymnasium id is
+    registered with."""
+    try:
+        defaults = game.single_env_kwargs
+    except Exception as exc:  # any failure of the game's own property is the problem
+        return [f"single_env_kwargs failed: {type(exc).__name__}: {exc}"]
+    if not (isinstance(defaults, Mapping)
+            and all(isinstance(k, str) and k.isidentifier() for k in defaults)):
+        return [f"single_env_kwargs {short_repr(defaults)} is not a mapping of keyword names "
+                f"to defaults"]
+    if defaults.get(game.variant_flag) != game.default_variant:
+        return [f"single_env_kwargs gives {game.variant_flag}="
+                f"{short_repr(defaults.get(game.variant_flag))}, not the default_variant "
+                f"{game.default_variant!r}"]
+    return []
 
 
 def register(game: Game, *, replace: bool = False) -> Game:
@@ -153,6 +174,17 @@ def unregister(name: str) -> Game:
         raise ValueError(f"no game named {short_repr(name)} is registered; games: "
                          f"{', '.join(registered_names())}")
     return forget(name)
+
+
+def variant_fields(game: str | None = None) -> tuple[str, ...]:
+    """The variant fields of a file that names one game (an arena record, a policy file): the
+    bundled games' ("scenario", "rules"), null but for its own, then ``game``'s own field if it
+    is another game's. A game registered later adds its field to its own files only, so
+    installing it changes no other game's files."""
+    fields = dict.fromkeys(bundled.variant_flag for bundled in BUNDLED)
+    if isinstance(game, str) and game in game_names():
+        fields[get_game(game).variant_flag] = None
+    return tuple(fields)
 
 
 def game_names() -> tuple[str, ...]:

@@ -5,7 +5,8 @@ description before it lands here. This module only keeps the descriptions in reg
 order and makes each game's envs by id: ``pettingzoo.make("aec", game.aec_env_id)`` builds
 ``game.env()`` and ``gymnasium.make(game.single_env_id, ...)`` ``game.single_agent_env()``,
 so ``pettingzoo.make("aec", "tbw_envs/tbw-v0")`` or ``gymnasium.make("tbw_envs/TBWSingle-v0",
-scenario=...)`` work once ``tbw_envs`` is imported.
+scenario=...)`` work once ``tbw_envs`` is imported. The Gymnasium id is registered with
+``game.single_env_kwargs`` (the defaults), so ``gymnasium.spec(id).kwargs`` lists them.
 
 It sits below the descriptions (``tbw_envs.description``) and the wrappers, which ask it for the
 registered names, so it types a description by what it reads of it (``Registered``).
@@ -32,6 +33,9 @@ class Registered(Protocol):
 
     @property
     def single_env_id(self) -> str: ...
+
+    @property
+    def single_env_kwargs(self) -> dict[str, Any]: ...
 
     def env(self, **kwargs) -> Any: ...
 
@@ -64,7 +68,10 @@ def store(game: Registered) -> None:
         warnings.simplefilter("ignore")  # a replaced game's ids are overridden on purpose
         if hasattr(pettingzoo, "register"):
             pettingzoo.register("aec", game.aec_env_id, game.env)
-        gymnasium.register(game.single_env_id, entry_point=game.single_agent_env)
+        # The defaults as the spec's kwargs: ``gymnasium.spec(id).kwargs`` shows them, and
+        # ``gymnasium.make(id, **kw)`` lays ``kw`` over them.
+        gymnasium.register(game.single_env_id, entry_point=game.single_agent_env,
+                           kwargs=dict(game.single_env_kwargs))
 
 
 def forget(name: str) -> Registered:

@@ -11,6 +11,57 @@ client can stack them (``tbw_envs.infos``): ``plies`` (actions played so far, de
 included), ``end_reason`` (a code into ``metadata["end_reasons"]``: 0 ``"not_over"``, then
 ``tbw_envs.junqi.state.END_REASONS``, then ``"illegal_action"``) and ``winner`` (0, 1, or -1 for
 a draw and while the game runs); ``string_infos=True`` names the end reason instead.
+
+Env card (the same as docs/junqi.md's; tests/tbw_envs/test_env_cards.py checks it against the
+code; the numbers of play limits are the default rule set's):
+
+- Import: ``from tbw_envs import junqi_v0``; ``junqi_v0.env()``; ``junqi_v0.raw_env()``;
+  ``junqi_v0.parallel_env()``
+- Actions: discrete; one step is one move, or one piece placed in the deployment phase
+- Agents: ``player_0``, ``player_1``
+- Action space: ``Discrete(3612)``: id ``from * 60 + to`` (0 to 3599) moves the piece on post
+  ``from`` to post ``to``, posts in the acting agent's frame (``player_1``'s move ``a`` is
+  absolute move ``3599 - a``); id ``3600 + piece type`` (3600 to 3611) places a piece of that
+  type (0 to 11) on the next post of the deployment order
+- Observation space: ``Dict(observation=Box(0.0, 1.0, (39, 12, 5), float32),
+  action_mask=Box(0, 1, (3612,), int8))``: 39 planes on the 12 rows and 5 columns of the board,
+  all in [0, 1], from the observing player's view only, in its frame (``player_1``'s turned
+  half a turn)
+- Observation channels: ``own_marshal``, ``own_general``, ``own_major_general``,
+  ``own_brigadier``, ``own_colonel``, ``own_major``, ``own_captain``, ``own_lieutenant``,
+  ``own_engineer``, ``own_mine``, ``own_bomb``, ``own_flag``, ``opponent_present``,
+  ``opponent_moved``, ``opponent_flag_revealed``, ``own_flag_revealed``,
+  ``opponent_may_be_marshal``, ``opponent_may_be_general``, ``opponent_may_be_major_general``,
+  ``opponent_may_be_brigadier``, ``opponent_may_be_colonel``, ``opponent_may_be_major``,
+  ``opponent_may_be_captain``, ``opponent_may_be_lieutenant``, ``opponent_may_be_engineer``,
+  ``opponent_may_be_mine``, ``opponent_may_be_bomb``, ``opponent_may_be_flag``,
+  ``opponent_rank_lower_bound``, ``opponent_rank_upper_bound``, ``railroad``, ``camp``,
+  ``headquarters``, ``last_move_from``, ``last_move_to``, ``ply_fraction``,
+  ``quiet_ply_fraction``, ``deployment_phase``, ``next_deployment_post`` (the env's
+  observation_channels and metadata["observation_channels"])
+- Action mask: ``observation["action_mask"]``, exact: 1 for every legal action of the agent to
+  act, all 0 for the waiting agent and once the game is over
+- Rewards: 0 until the game ends, then each agent's ``returns()``: +1 for a win, -1 for a loss,
+  0 each for a draw; under ``env()`` an illegal action ends the game with -1 for its player and
+  0 for the other
+- Starting state: with deployment "random", two uniformly random legal layouts drawn from the
+  reset's seed, ``player_0`` to move; with deployment "agents", empty boards and the
+  deployment phase, each player placing its 25 pieces in turn; ``reset(options=...)`` takes
+  explicit layouts or any position
+- Episode end: a flag captured (``flag_captured``); the side to move cannot move and loses
+  (``no_legal_move``); neither side can move, a draw (``no_legal_move_both``); after 31 plies in
+  a row without a collision the side to move loses (``no_collision_limit``); a draw after the
+  rule set's total_ply_limit plies, off in ccgc (``total_ply_limit``); a draw at the hard cap of
+  2000 plies (``ply_cap``); under ``env()`` an illegal action (``illegal_action``)
+- Truncation: never; every end, the ply cap included, is a rule of the game, so a termination
+- Arguments: ``rules="ccgc"``: a bundled rule-set name, a YAML path, a dict or a JunqiRules;
+  ``deployment="random"``: "random" layouts at reset, or "agents" placing their own pieces;
+  ``render_mode=None``: None, "ansi", "rgb_array" or "human"; ``render_perspective=None``: None
+  renders the whole board, "player_0" or "player_1" what that player may know;
+  ``string_infos=False``: name the end reason in infos instead of its code;
+  ``mask_dtype=np.int8``: the action mask's dtype, np.int8 or bool
+- Version history: v0: the first version, CCGC protocol rules by default, with this project's
+  observations and action ids
 """
 
 from __future__ import annotations
@@ -42,6 +93,7 @@ from tbw_envs.human_window import HumanWindow
 from tbw_envs.infos import InfoCodes
 from tbw_envs.junqi import JunqiRules, JunqiState, load_rules, parse_post
 from tbw_envs.junqi.observation import (
+    OBSERVATION_PLANES,
     OBSERVATION_SHAPE,
     STATE_SHAPE,
     action_to_absolute,
@@ -103,6 +155,7 @@ class raw_env(AECEnv):
         "is_parallelizable": False,
         "render_fps": 2,
         "end_reasons": list(InfoCodes(END_REASONS, AGENTS).end_reasons),
+        "observation_channels": list(OBSERVATION_PLANES),
     }
 
     def __init__(
@@ -167,6 +220,12 @@ class raw_env(AECEnv):
         PettingZoo's global state array, and ``game`` the same object as this). The live
         object: read it, do not change it (``core_state.clone()`` for a copy)."""
         return self._game()
+
+    @property
+    def observation_channels(self) -> tuple[str, ...]:
+        """The name of each observation plane, in order (e.g. ``"opponent_moved"``), as
+        ``tbw_v0``'s; also ``metadata["observation_channels"]``, as a list."""
+        return OBSERVATION_PLANES
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[check_agent(agent, AGENTS)]

@@ -148,6 +148,10 @@ class JunqiGame(Game):
     def single_agent_env(self, **kwargs):
         return make_junqi_single(**self.env_kwargs(kwargs))
 
+    @property
+    def single_env_kwargs(self) -> dict[str, Any]:
+        return self.keyword_defaults(make_junqi_single)
+
     def frame(self, variant: Any = None, flip: bool = True) -> JunqiFrame:
         if not flip:
             raise ValueError("Junqi observations are always in the player's own frame")

@@ -24,6 +24,53 @@ draw and while the game runs); ``string_infos=True`` names the end reason instea
 ``mask_dtype`` (an argument of ``raw_env``, ``env()`` and ``parallel_env()``): the dtype of the
 ``action_mask`` observation and of its space, ``np.int8`` (the default, PettingZoo's convention)
 or ``bool`` (TorchRL's masked policies take only boolean masks); anything else is refused.
+
+Env card (the same as docs/tbw.md's; tests/tbw_envs/test_env_cards.py checks it against the code;
+N is the units per side, T the tiles of the board; the numbers are the default scenario's):
+
+- Import: ``from tbw_envs import tbw_v0``; ``tbw_v0.env()``; ``tbw_v0.raw_env()``;
+  ``tbw_v0.parallel_env()``
+- Actions: discrete; one step is one unit's whole action (move, then attack or not) or
+  END_TURN, and the same agent steps until its side's turn ends
+- Agents: ``player_0``, ``player_1``
+- Action space: ``Discrete(1921)`` on duel_5v5_8x8, ``Discrete(N * T * (N + 1) + 1)`` on any
+  scenario (N = 5, T = 64 here): id ``(slot * T + tile) * (N + 1) + k`` moves the acting side's
+  unit ``slot`` to ``tile`` and attacks enemy slot ``k`` (``k = N``: no attack); the last id,
+  1920, is END_TURN; tiles are in the acting agent's frame
+- Observation space: ``Dict(observation=Box(0.0, 1.0, (32, 8, 8), float32), action_mask=Box(0,
+  1, (1921,), int8))``; on any scenario one plane per terrain type, one per movement class, the
+  turn progress, each side's 8 unit features, own units that acted and one per unit slot of
+  each side, on the board's rows and columns, all in [0, 1]; with flip_perspective
+  ``player_1``'s planes are turned half a turn
+- Observation channels: ``terrain:plain``, ``terrain:mountain``, ``terrain:water``,
+  ``move_cost:foot``, ``turn_progress``, ``own:present``, ``own:hp_fraction``, ``own:hp``,
+  ``own:atk``, ``own:move``, ``own:range_min``, ``own:range_max``, ``own:leader``,
+  ``own:acted``, ``enemy:present``, ``enemy:hp_fraction``, ``enemy:hp``, ``enemy:atk``,
+  ``enemy:move``, ``enemy:range_min``, ``enemy:range_max``, ``enemy:leader``, ``own_slot:0``,
+  ``own_slot:1``, ``own_slot:2``, ``own_slot:3``, ``own_slot:4``, ``enemy_slot:0``,
+  ``enemy_slot:1``, ``enemy_slot:2``, ``enemy_slot:3``, ``enemy_slot:4`` (the env's
+  observation_channels and metadata["observation_channels"])
+- Action mask: ``observation["action_mask"]``, exact: 1 for every legal action of the agent to
+  act, all 0 for the waiting agent and once the game is over
+- Rewards: 0 until the game ends, then each agent's ``returns()``: +1 for a win, -1 for a loss,
+  0 each for a draw; under ``env()`` an illegal action ends the game with -1 for its player and
+  0 for the other
+- Starting state: the scenario's first position, every unit at full Hp on its starting tile,
+  side ``first_side`` to move; the rules are deterministic, so the seed only seeds the action
+  spaces' samplers; ``reset(options={"state": ...})`` starts from any position
+- Episode end: a side annihilated (``annihilation``); under win leader a side's leader killed
+  (``leader_killed``); both sides beaten by the same action, a draw (``mutual_defeat``); after
+  max_turns rounds (40 on duel_5v5_8x8) the side with more Hp wins (``turn_limit_hp``, under
+  turn_limit_result hp) or it is a draw (``turn_limit_draw``); under ``env()`` an illegal
+  action (``illegal_action``)
+- Truncation: never; every end is a rule of the game, so a termination
+- Arguments: ``scenario="duel_5v5_8x8"``: a bundled scenario name, a YAML path, a dict or a
+  Scenario; ``render_mode=None``: None, "ansi", "rgb_array" or "human";
+  ``flip_perspective=True``: turn ``player_1``'s board and actions half a turn;
+  ``string_infos=False``: name the end reason in infos instead of its code;
+  ``mask_dtype=np.int8``: the action mask's dtype, np.int8 or bool
+- Version history: v0: the first version, the rules of the TBW paper with this project's
+  scenarios, observations and action ids
 """
 
 from __future__ import annotations
@@ -100,6 +147,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.flip_perspective = bool(flip_perspective)
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
+        # The channels depend on the scenario, so each env has its own metadata; _set_scenario
+        # updates it in place, which wrappers holding the same dict see.
+        self.metadata = {**type(self).metadata, "observation_channels": []}
         self._set_scenario(load_scenario(scenario))
         self._state = TBWState.initial(self.scenario)
         self._reset_bookkeeping()
@@ -117,6 +167,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 stacklevel=3,
             )
         self._encoder = ObservationEncoder(scenario, flip=self.flip_perspective)
+        self.metadata["observation_channels"] = list(self._encoder.channel_names)
         n_actions = scenario.num_actions
         obs_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, self._encoder.shape, np.float32),
@@ -144,7 +195,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     @property
     def observation_channels(self) -> tuple[str, ...]:
-        """The name of each observation plane, in order (e.g. ``"enemy:hp_fraction"``)."""
+        """The name of each observation plane, in order (e.g. ``"enemy:hp_fraction"``); also
+        ``metadata["observation_channels"]``, as a list."""
         return self._encoder.channel_names
 
     def observation_space(self, agent):

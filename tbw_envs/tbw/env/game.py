@@ -118,6 +118,10 @@ class TBWGame(Game):
     def single_agent_env(self, **kwargs):
         return make_tbw_single(**self.env_kwargs(kwargs))
 
+    @property
+    def single_env_kwargs(self) -> dict[str, Any]:
+        return self.keyword_defaults(make_tbw_single)
+
     def frame(self, variant: Any, flip: bool = True) -> TBWFrame:
         return TBWFrame(self.load_variant(variant), flip)
 
