@@ -32,7 +32,7 @@ from agents.arena.ladder_fit import rating_interval
 from agents.arena.players import build_entrants, entrant_spec, entrants
 from agents.arena.plot import wrap_label
 from agents.arena.records import ArenaGame, write_records
-from agents.arena.roundrobin import play_schedule
+from agents.arena.roundrobin import play_schedule, progress_labels
 from agents.arena.stats import WinDrawLoss
 from tbw_envs.core.contract import MAX_SEED, kind_of, short_repr
 
@@ -186,7 +186,8 @@ def run_ladder(game: str, candidate_spec: Any, ladder: Any = None,
     records, workers = play_schedule(checked.game, variant, entries, labels, pairings,
                                      args["games_per_opponent"], seed, checked.opening_plies,
                                      total, workers, ray_address, args["progress"],
-                                     "run_ladder", f"{checked.game} ladder")
+                                     "run_ladder", f"{checked.game} ladder",
+                                     summary=candidate_summary)
     opponents = tally_opponents(checked, labels, records, len(pairings))
     low, elo, high = rating_interval([o.wins + 0.5 * o.draws for o in opponents],
                                      [o.games for o in opponents], checked.elos)
@@ -195,6 +196,26 @@ def run_ladder(game: str, candidate_spec: Any, ladder: Any = None,
         ladder=checked, seed=seed, games_per_opponent=args["games_per_opponent"],
         opponents=opponents, elo=float(elo), elo_low=float(low), elo_high=float(high),
         records=records, workers=workers, wall_seconds=time.perf_counter() - start)
+
+
+
+def candidate_summary(labels: list[str], pairings: list[tuple[int, int]],
+                      games: Any) -> str:
+    """The candidate's score so far, overall and against each pool member, for the progress
+    bar: the round robin's summary (each agent's own score) would show a pool member's score
+    against the candidate beside the candidate's, the reverse of the table's, and drop members
+    past the sixth."""
+    points = [0.0] * len(pairings)
+    played = [0] * len(pairings)
+    for g in games:
+        points[g.pairing] += g.points(1 if g.swapped else 0)
+        played[g.pairing] += 1
+    if not sum(played):
+        return ""
+    short = progress_labels(labels)
+    against = [f"v {short[b]} {points[i] / played[i]:.2f}"
+               for i, (_, b) in enumerate(pairings) if played[i]]
+    return f"{short[0]} {sum(points) / sum(played):.2f}: " + ", ".join(against)
 
 
 def tally_opponents(checked: Ladder, labels: list[str], records: list[ArenaGame],

@@ -20,7 +20,7 @@ from agents.arena.digests import (
 )
 from tbw_envs.core.contract import short_repr
 from tbw_envs.description import Game
-from tbw_envs.games import BUNDLED, game_names, get_game
+from tbw_envs.games import game_names, get_game, variant_fields
 
 # /2 adds the base seed, the seating, the requested opening length and the digests ("digests",
 # ``DIGEST_SCHEME``); scripts/replay.py still verifies /1 records as far as they allow.
@@ -34,17 +34,6 @@ FORFEIT_END_REASON = "forfeit"
 MOVE_FORFEIT_KINDS = ("raised", "illegal_action", "time_out", "thinking_failed")
 BEFORE_PLAY_FORFEIT_KINDS = ("reset_failed", "layout_failed")
 FORFEIT_KINDS = MOVE_FORFEIT_KINDS + BEFORE_PLAY_FORFEIT_KINDS
-
-
-def variant_keys(own: str | None = None) -> tuple[str, ...]:
-    """The variant keys a record carries, null but for its own game's (``own``): the bundled
-    games' ("scenario", "rules"), then its own game's if that is another. Games registered
-    later do not add theirs to every record, so installing a game changes no other game's
-    records."""
-    keys = dict.fromkeys(game.variant_flag for game in BUNDLED)
-    if own is not None:
-        keys[own] = None
-    return tuple(keys)
 
 
 class ReplayMismatch(ValueError):
@@ -136,7 +125,7 @@ class ArenaGame:
         record = {
             "format": RECORD_FORMAT,
             "game": self.game,
-            **{key: self.variant if key == own_key else None for key in variant_keys(own_key)},
+            **{key: self.variant if key == own_key else None for key in variant_fields(self.game)},
             "game_id": self.game_id,
             "pairing": self.pairing,
             "pair": self.pair,

@@ -12,6 +12,7 @@ goes into every task, and each spec is parsed once in this process and once in e
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 import warnings
@@ -228,14 +229,17 @@ def play_schedule(game: str | Game, variant: str, entries: Sequence[Any],
                   description: str, record_thinking: bool = False,
                   journal: Journal | None = None, done: dict[int, ArenaGame] | None = None,
                   on_agent_error: str = "stop",
-                  move_time_limit: float | None = None) -> tuple[list[ArenaGame], int]:
+                  move_time_limit: float | None = None,
+                  summary: Callable[..., str] | None = None) -> tuple[list[ArenaGame], int]:
     """Play the paired games of ``pairings`` (``scheduling.iter_tasks``) of ``game`` (a name or
     its description, resolved once here) in this process, in worker processes or on Ray, with a
     progress bar (``description`` its text); returns the games in game-id order and the
     workers used. ``caller`` names the public function in the unguarded-script warning. Games
     in ``done`` (by id, from a resumed journal) are not played again; each game played is
     appended to ``journal``; each forfeited game (``on_agent_error="forfeit"``) prints one line
-    on stderr. ``move_time_limit`` (checked: ``check_move_time_limit``) bounds every move."""
+    on stderr. ``move_time_limit`` (checked: ``check_move_time_limit``) bounds every move.
+    ``summary(labels, pairings, games)`` is the bar's postfix (default ``running_summary``)."""
+    summary = summary or running_summary
     if ray_address is None and workers is None:
         workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if ray_address is None and workers > 1 and total > 1:
@@ -268,7 +272,7 @@ def play_schedule(game: str | Game, variant: str, entries: Sequence[Any],
                 print(line, file=sys.stderr)
         if bar is not None:
             bar.update(1)
-            bar.set_postfix_str(running_summary(labels, pairings, finished.values()),
+            bar.set_postfix_str(summary(labels, pairings, finished.values()),
                                 refresh=False)
 
     try:
@@ -323,6 +327,10 @@ def running_summary(labels: Sequence[str], pairings: Sequence[tuple[int, int]],
     return ", ".join(parts[:6])
 
 
+FILE_AGENT = re.compile(r"^[^:]*\.py:(?=.)")  # the file of a path/to/file.py:Name spec
+AGENT_NAME = re.compile(r"[^:,]*")  # name:arguments, or a file agent's Name,arguments
+
+
 def progress_labels(labels: Sequence[str], width: int = 14) -> list[str]:
     """Labels short enough for a progress bar that still tell the agents apart.
 
@@ -330,11 +338,16 @@ def progress_labels(labels: Sequence[str], width: int = 14) -> list[str]:
     weights=tuned`` and ``ismcts:iterations=400,weights=tuned``) keep their name and only what
     differs between them (``ismcts:25``, ``ismcts:400``), cut at separators of the spec syntax;
     a label still too long drops its parameter names (``greedy:tuned``) and then ends in an
-    ellipsis, so a cut never passes for another value."""
+    ellipsis, so a cut never passes for another value. An agent from a file
+    (``path/to/my_agent.py:MyAgent``) goes by what follows the file (``MyAgent``) unless two
+    agents would then read alike: the path would fill the bar and cut the name off."""
+    named = [FILE_AGENT.sub("", label) for label in labels]
+    if len(set(named)) == len(set(labels)):
+        labels = named
     short = list(labels)
     families: dict[str, list[int]] = {}
     for i, label in enumerate(labels):
-        families.setdefault(label.split(":", 1)[0], []).append(i)
+        families.setdefault(AGENT_NAME.match(label).group(), []).append(i)
     for name, members in families.items():
         group = [labels[i] for i in members]
         if len(members) < 2 or all(len(label) <= width for label in group):

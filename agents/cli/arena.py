@@ -83,6 +83,7 @@ from agents.cli.common import (
     variant_flags,
     workers_count,
 )
+from agents.registry import make_agent
 from tbw_envs.games import game_names, get_game
 
 DEFAULT_SEED = 0  # --seed is None on the command line only so that --resume can refuse it
@@ -190,6 +191,31 @@ def fresh_default_out(game: str, stamp: str) -> Path:
     return out
 
 
+def default_agents(game: str) -> list[str]:
+    """The game's default entrants (``Game.arena_agents``). Where the description inherits them
+    from another game's (TBW's description subclassed under another name keeps TBW's
+    ``ppo:pretrained``, and no policy is shipped for the new name), one that cannot be built
+    for this game is left out with a note instead of refusing the run; a game's own defaults
+    are played as given."""
+    description = get_game(game)
+    holders = (description, *type(description).__mro__)
+    name_at = next(i for i, holder in enumerate(holders) if "name" in vars(holder))
+    agents_at = next(i for i, holder in enumerate(holders) if "arena_agents" in vars(holder))
+    specs = list(description.arena_agents)
+    if agents_at <= name_at:
+        return specs
+    kept = []
+    for spec in specs:
+        try:
+            make_agent(spec, seed=0, game=game)
+        except ValueError as exc:
+            print(f"note: {game}: the default agent {spec} is left out (the description "
+                  f"inherits it): {exc}")
+            continue
+        kept.append(spec)
+    return kept
+
+
 def plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[dict]:
     """One entry per game to run, every input checked up front (argparse errors, not
     tracebacks from a worker process, and never after a game was played): options that do
@@ -213,7 +239,7 @@ def plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[dict
     for game in games:
         description = get_game(game)
         variant = given_variant(args, game)
-        specs = args.agents or list(description.arena_agents)
+        specs = args.agents or default_agents(game)
         count = args.games or description.arena_games
         opening = (description.arena_opening_plies if args.opening_plies is None
                    else args.opening_plies)

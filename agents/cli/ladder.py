@@ -30,7 +30,7 @@ from pathlib import Path
 
 from agents.arena import ArenaInputError, check_out_dir, import_ray
 from agents.arena.ladder import check_ladder_run, run_ladder
-from agents.arena.ladder_config import load_ladder
+from agents.arena.ladder_config import LadderConfigError, ladder_path
 from agents.cli.common import (
     RUNS_FOLDER,
     add_game_flag,
@@ -48,7 +48,8 @@ from agents.cli.common import (
     workers_count,
 )
 from tbw_envs.core.contract import short_repr
-from tbw_envs.games import get_game
+from tbw_envs.core.yaml_loader import load_yaml
+from tbw_envs.games import game_names, get_game
 
 LADDER_FILES = ("games.jsonl", "games.manifest.json", "ladder.png")
 # The messages of agents.arena.ladder name API arguments; the command line names its options.
@@ -118,13 +119,24 @@ def check_variant_flag(args: argparse.Namespace, variant: str, error) -> None:
           f"give a ladder of that {game.variant_noun} with --ladder")
 
 
+def ladder_file_game(ladder: str) -> str | None:
+    """The registered game a ladder file names, read even when another of its fields is wrong,
+    so that error is given as that game's; None if the file names none (it is checked, and its
+    problem named, with the rest of the run)."""
+    with contextlib.suppress(ValueError):
+        data = load_yaml(ladder_path("", ladder), error=LadderConfigError)
+        game = data.get("game") if isinstance(data, dict) else None
+        if isinstance(game, str) and game in game_names():
+            return game
+    return None
+
+
 def plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict:
     """Every input checked before the first game (argparse errors): the game and its variant
     flag, the ladder file, the agent and the pool (built once), the caps, the output folder and
     the JSON path."""
     if args.game is None and args.ladder is not None and not games_named_by_variants(args):
-        with contextlib.suppress(ValueError):  # a bad ladder file is named below
-            args.game = load_ladder(args.ladder).game
+        args.game = ladder_file_game(args.ladder)
     args.game = pick_game(args, parser.error, [args.agent], "--agent")
     refuse_other_variants(args, args.game, parser.error)
     if args.overwrite and args.out is None and args.json is None:

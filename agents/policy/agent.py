@@ -162,14 +162,23 @@ class PPOAgent:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
 
-    def _codec(self, view):
-        """The frame (observation, mask and action mapping) of ``view``'s game and variant."""
-        game = _view_game(view)
+    def _played_game(self, view) -> Game:
+        """The game ``view`` is played in: the policy's own game where it names one (two games
+        may share a view type, as a description subclassed under another name does), else the
+        first game that knows the view."""
         expected = self.game_info.get("game")
-        if expected is not None and expected != game.name:
+        if expected is None:
+            return _view_game(view)
+        game = get_game(expected)
+        if not game.is_view(view):
             source = f" {self.path}" if self.path else ""
             raise ValueError(f"PPOAgent: model{source} was trained on {expected}, asked to play "
-                             f"{game.name}")
+                             f"{_view_game(view).name}")
+        return game
+
+    def _codec(self, view):
+        """The frame (observation, mask and action mapping) of ``view``'s game and variant."""
+        game = self._played_game(view)
         variant = game.view_variant(view)
         key = (game.name, id(variant))
         codec = self._codecs.get(key)
@@ -187,7 +196,7 @@ class PPOAgent:
         obs, mask = self._codec(view).encode(view)
         planes = obs["observation"] if isinstance(obs, dict) else obs
         if planes.shape != self.observation_shape or mask.shape != (self.num_actions,):
-            game = _view_game(view)
+            game = self._played_game(view)
             where = f"{game.variant_noun} {game.view_variant(view).name!r}"
             raise ValueError(
                 f"PPOAgent: the model expects observations {self.observation_shape} and "

@@ -41,6 +41,7 @@ from agents.policy.policy_metadata import (
     policy_file_error,
 )
 from tbw_envs.core.yaml_loader import cached_by_file
+from tbw_envs.games import variant_fields
 
 # The attribute train_ppo.py sets on the model before saving; SB3 stores every plain attribute
 # in model.zip, so checkpoints and the final model both say what they were trained on
@@ -63,14 +64,16 @@ def save_policy(policy: Any, path: str | os.PathLike, game_info: dict[str, Any],
                 timesteps: int | None = None) -> Path:
     """Write ``policy`` as a policy file (module docstring) and return its path.
 
-    ``game_info``: ``game`` (required), ``scenario``, ``rules``, ``flip_perspective``
-    (default True). The written file is read back with ``load_policy``'s checks, so a file
+    ``game_info``: ``game`` (required), its variant fields (``variant_fields``: ``scenario``,
+    ``rules``, and a registered game's own), ``flip_perspective`` (default True). The
+    written file is read back with ``load_policy``'s checks, so a file
     this function returns always loads."""
     arch, shape, num_actions = describe_policy(policy)
     info = dict(game_info or {})
     meta: dict[str, Any] = {
         "format": POLICY_FORMAT, "version": POLICY_FORMAT_VERSION,
-        "game": info.get("game"), "scenario": info.get("scenario"), "rules": info.get("rules"),
+        "game": info.get("game"),
+        **{field: info.get(field) for field in variant_fields(info.get("game"))},
         "flip_perspective": bool(info.get("flip_perspective", True)),
         "deterministic": bool(deterministic),
         "observation_shape": list(shape), "num_actions": num_actions, "architecture": arch,

@@ -7,10 +7,11 @@ number of actions, and the architecture (``agents.policy.architectures``): ``kin
 ``eval_prior`` its settings and the prior's. ``check_metadata`` holds it to an allow-list
 (known keys and types, finite numbers, bounded sizes) before anything is built or read.
 
-The game's variant field (``scenario`` for TBW, ``rules`` for Junqi: ``Game.variant_flag``) is
-None, a bundled variant whose observations and actions are the policy's, or the path of a YAML
-file (``.yaml``/``.yml``, or a name with a folder in it), which is not read: a policy file does
-not get to name files for this code to open.
+Every file has the bundled games' variant fields (``scenario`` for TBW, ``rules`` for Junqi:
+``Game.variant_flag``), and a registered game's file its own game's too (``variant_fields``).
+The game's own field is None, a bundled variant whose observations and actions are the
+policy's, or the path of a YAML file (``.yaml``/``.yml``, or a name with a folder in it), which
+is not read: a policy file does not get to name files for this code to open.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from agents.junqi.eval_prior import PRIOR_GAME, EvalPrior
 from agents.policy.architectures import ACTIVATIONS, ARCHITECTURES, parameter_count
-from tbw_envs.games import Game, game_names, get_game
+from tbw_envs.games import Game, game_names, get_game, variant_fields
 
 POLICY_FORMAT = "tbw-envs-policy"
 POLICY_FORMAT_VERSION = 1
@@ -174,7 +175,8 @@ def _check_variant(game: Game, meta: dict[str, Any], where: str) -> None:
 def check_metadata(meta: Any, where: str) -> dict[str, Any]:
     """The metadata of a policy file, checked field by field (module docstring); ``where``
     names the file in the errors."""
-    required = {"format", "version", "game", "scenario", "rules", "flip_perspective",
+    fields = variant_fields(meta.get("game") if isinstance(meta, dict) else None)
+    required = {"format", "version", "game", *fields, "flip_perspective",
                 "deterministic", "observation_shape", "num_actions", "architecture"}
     if not isinstance(meta, dict) or meta.get("format") != POLICY_FORMAT:
         found = meta.get("format") if isinstance(meta, dict) else meta
@@ -189,8 +191,8 @@ def check_metadata(meta: Any, where: str) -> dict[str, Any]:
     if game not in game_names():
         raise policy_file_error(where, f"game must be one of {list(game_names())}, got "
                                        f"{game!r:.80}")
-    _text(meta["scenario"], "scenario", where)
-    _text(meta["rules"], "rules", where)
+    for field in fields:
+        _text(meta[field], field, where)
     _text(meta.get("source"), "source", where)
     if meta.get("timesteps") is not None:
         _int(meta["timesteps"], 0, 2**62, "timesteps", where)
@@ -221,7 +223,7 @@ def check_metadata(meta: Any, where: str) -> dict[str, Any]:
 def game_info_of(meta: dict[str, Any]) -> dict[str, Any]:
     """What ``PPOAgent.game_info`` holds for a file's metadata."""
     kind = meta["architecture"]["kind"]
-    return {"game": meta["game"], "scenario": meta["scenario"], "rules": meta["rules"],
+    return {"game": meta["game"], **{field: meta[field] for field in variant_fields(meta["game"])},
             "flip_perspective": meta["flip_perspective"],
             "deterministic": meta["deterministic"],
             "policy": "mlp" if kind == "mlp" else "cnn", "eval_prior": kind == "eval_prior"}

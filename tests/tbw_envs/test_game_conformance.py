@@ -209,8 +209,22 @@ class Third(TBWGame):
     variant_flag = "board"
 
 
+# The names this file registers its own games under. An installed plugin may hold one (an
+# outside check installs TBW renamed "third" and runs these tests): it is set aside for the
+# test and registered again after, so the test neither fails on the taken name nor drops it.
+TEST_GAME_NAMES = ("third", "fourth")
+
+
 @pytest.fixture
-def third():
+def test_names_free():
+    aside = [unregister(name) for name in TEST_GAME_NAMES if name in game_names()]
+    yield
+    for game in aside:
+        register(game, replace=True)
+
+
+@pytest.fixture
+def third(test_names_free):
     game = register(Third())
     yield game
     unregister(game.name)
@@ -333,7 +347,7 @@ class FakeEntryPoint:
 
 
 @pytest.fixture
-def plugins(monkeypatch):
+def plugins(monkeypatch, test_names_free):
     """Entry points of group ``tbw_envs.games`` as the test sets them, loaded afresh."""
     import tbw_envs.games as games
 

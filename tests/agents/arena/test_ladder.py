@@ -224,6 +224,25 @@ def test_a_tbw_ladder_end_to_end(tmp_path):
     assert "rating:" in result.table()
 
 
+
+def test_the_progress_bar_shows_the_candidates_score_against_each_opponent(tmp_path, capsys):
+    """As the table does: a pool member's own score against the candidate, beside the
+    candidate's, would read as the candidate's against that member."""
+    scenario = tmp_path / "skirmish.yaml"
+    scenario.write_text(yaml.safe_dump(SKIRMISH), encoding="utf-8")
+    pool = [{"spec": spec, "elo": 1000 + 100 * i}
+            for i, spec in enumerate(["random", "alg2", "exact", "tree:solves=2", "tree:solves=3",
+                                      "alg5:budget=50", "greedy"])]
+    path = write_ladder(tmp_path, game="tbw", variant="skirmish.yaml", opening_plies=1,
+                        pool=pool)
+    result = run_ladder("tbw", "greedy", ladder=path, games_per_opponent=2, workers=1)
+    final_bar = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()[-1]
+    total = sum(o.wins + 0.5 * o.draws for o in result.opponents) / result.games
+    assert f"greedy {total:.2f}: " in final_bar
+    # Every member, the seventh too, by the candidate's score against it, as in the table.
+    for opponent in result.opponents:
+        assert f"v {opponent.label} {opponent.score:.2f}" in final_bar
+
 def test_a_junqi_ladder_end_to_end(tmp_path):
     rules = tmp_path / "quick.yaml"
     rules.write_text(yaml.safe_dump(QUICK_JUNQI), encoding="utf-8")

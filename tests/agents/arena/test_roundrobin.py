@@ -227,6 +227,21 @@ def test_progress_labels_keep_what_tells_budgets_apart():
         ["mcts:iteratio\u2026", "mcts:seconds", "random"]
 
 
+def test_progress_labels_name_a_file_agent_by_its_class_not_its_path():
+    from agents.arena.roundrobin import progress_labels
+
+    assert progress_labels(["/home/me/agents/my_agent.py:Aggressive", "greedy"]) == \
+        ["Aggressive", "greedy"]
+    # With its arguments, kept apart as a built-in agent's are.
+    assert progress_labels(["my_agent.py:Aggressive,depth=3", "my_agent.py:Aggressive,depth=40",
+                            "random"]) == ["Aggressive:3", "Aggressive:40", "random"]
+    # Two files with a class of one name keep their files, to tell them apart.
+    assert progress_labels(["a/one.py:Agent", "b/two.py:Agent"]) == ["a/one.py:Agent",
+                                                                   "b/two.py:Agent"]
+    # A module spec has no file to drop.
+    assert progress_labels(["pkg.mod:Mine", "random"]) == ["pkg.mod:Mine", "random"]
+
+
 def test_progress_labels_never_cut_a_value_into_another():
     from agents.arena.roundrobin import progress_labels
 

@@ -13,9 +13,11 @@ import yaml
 
 from agents.arena import replay_record
 from agents.cli import arena, convert_model, ladder, replay, train, train_rllib
+from agents.policy.policy_files import load_policy
 from scripts.bench.bench_envs import main as bench_envs_main
 from tbw_envs.games import register, unregister
 from tbw_envs.tbw.env.game import TBWGame
+from tests.helpers.ppo import maskable_ppo_or_skip
 
 
 class Third(TBWGame):
@@ -166,3 +168,53 @@ def test_a_registered_game_changes_no_other_games_records(tmp_path):
     assert "board" not in records_of(tmp_path / "before")[0]
     third_record = records_of(tmp_path / "third")[0]
     assert (third_record["board"], third_record["scenario"]) == ("duel_5v5_8x8", None)
+
+
+def test_arena_leaves_out_an_inherited_default_that_ships_nothing_for_the_game(third, tmp_path,
+                                                                               capsys):
+    """TBW's description renamed keeps TBW's default entrants, ``ppo:pretrained`` among them,
+    and no policy is shipped for the new name: the arena plays the rest, and says so."""
+    out = tmp_path / "run"
+    assert arena.main(["--game", "third", "--games", "2", "--workers", "1", "--no-render",
+                       "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert ("note: third: the default agent ppo:pretrained is left out (the description "
+            "inherits it): agent spec 'ppo:pretrained': no learned third agent is shipped"
+            in printed)
+    assert {spec for r in records_of(out) for spec in r["specs"]} == {"exact", "greedy",
+                                                                       "random"}
+    # The bundled game's own defaults are played as given: none is left out.
+    assert arena.default_agents("tbw") == list(TBWGame.arena_agents)
+
+
+def test_training_a_renamed_game_writes_a_policy_that_plays_it(third, tmp_path, capsys):
+    """The policy file names its game's own variant field (``board``), and the learned agent
+    plays the renamed game's views (TBW states, which TBW's description knows too) as that
+    game, in training's evaluation and in the arena."""
+    maskable_ppo_or_skip()
+    out = tmp_path / "train"
+    assert train.main(["--game", "third", "--board", "duel_5v5_8x8", "--timesteps", "64",
+                       "--n-steps", "64", "--batch-size", "32", "--n-epochs", "1",
+                       "--eval-every", "64", "--eval-games", "2", "--eval-opponents",
+                       "random", "--policy", "mlp", "--out", str(out)]) == 0
+    policy = out / "policy.npz"
+    _, info = load_policy(policy)
+    assert (info["game"], info["board"], info["scenario"]) == ("third", "duel_5v5_8x8", None)
+    capsys.readouterr()
+    run = tmp_path / "arena"
+    assert arena.main(["--game", "third", "--agents", f"ppo:path={policy}", "random",
+                       "--games", "2", "--workers", "1", "--no-render", "--out", str(run)]) == 0
+    assert {r["specs"][0] for r in records_of(run)} == {f"ppo:path={policy}", "random"}
+
+
+def test_a_broken_ladder_file_is_reported_as_its_own_games(registered_minigame, tmp_path,
+                                                           capsys):
+    """Without --game, a ladder file whose pool is wrong is still the game it names: the error
+    says so, not the first registered game's."""
+    pinned = {"game": "nim", "variant": "small", "games_per_opponent": 2, "opening_plies": 0,
+              "seed": 0, "source": "a test",
+              "pool": [{"spec": "random", "elo": 1000}, {"spec": "random", "elo": 1100}]}
+    path = tmp_path / "nim.yaml"
+    path.write_text(yaml.safe_dump(pinned), encoding="utf-8")
+    err = refused(ladder.main, ["--agent", "random", "--ladder", str(path)], capsys)
+    assert f"error: nim: {path}: pool #2: spec 'random' is already pool #1" in err
