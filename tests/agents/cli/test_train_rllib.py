@@ -47,7 +47,7 @@ BAD = [
     (["--out", ""], "--out"), (["--scenario", " "], "--scenario"),
     (["--minibatch-size", "500", "--train-batch-size", "100"], "--minibatch-size"),
     (["--game", "junqi", "--scenario", "duel_5v5_8x8"], "--scenario"),
-    (["--rules", "jj"], "--rules"),
+    (["--rules", "no_such_rules"], "no_such_rules"),
     (["--eval-opponent", "nobody"], "nobody"),
 ]
 
