@@ -5,6 +5,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# A seeded random player that counts its moves in a game: the base class (``Random``) of the
+# misbehaving agents the forfeit tests write, which put it at the head of their files.
+RANDOM_AGENT = '''
+import random
+
+
+class Random:
+    def __init__(self, seed=None):
+        self.rng = random.Random(seed)
+        self.moves = 0
+
+    def reset(self, seed=None):
+        self.rng.seed(seed)
+        self.moves = 0
+
+    def act(self, view):
+        self.moves += 1
+        return self.rng.choice(view.legal_actions())
+'''
+
 BAD_AGENTS = '''
 import random
 

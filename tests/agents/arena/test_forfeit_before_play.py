@@ -18,24 +18,9 @@ from agents.arena.play import AgentError
 from agents.arena.records import load_records
 from agents.arena.replay import forfeit_note, verify_records
 from tbw_envs.games import get_game
+from tests.helpers.bad_agents import RANDOM_AGENT
 
-FAILING_AGENTS = '''
-import random
-
-
-class Random:
-    def __init__(self, seed=None):
-        self.rng = random.Random(seed)
-        self.moves = 0
-
-    def reset(self, seed=None):
-        self.rng.seed(seed)
-        self.moves = 0
-
-    def act(self, view):
-        self.moves += 1
-        return self.rng.choice(view.legal_actions())
-
+FAILING_AGENTS = RANDOM_AGENT + '''
 
 class ResetRaises(Random):
     def reset(self, seed=None):

@@ -25,11 +25,11 @@ from agents.arena.play import AgentError
 from agents.arena.replay import forfeit_note, verify_records
 from agents.arena.scheduling import GameTask
 from tbw_envs.games import get_game
+from tests.helpers.bad_agents import RANDOM_AGENT
 
 LIMIT = 0.2  # seconds; the slow agents take several seconds, or forever
 
-SLOW_AGENTS = '''
-import random
+SLOW_AGENTS = RANDOM_AGENT + '''
 import threading
 import time
 
@@ -38,14 +38,8 @@ from agents.common.budget import Deadline
 NEVER = threading.Event()  # nobody sets it
 
 
-class Random:
-    def __init__(self, seed=None):
-        self.rng = random.Random(seed)
-        self.moves = 0
-
-    def reset(self, seed=None):
-        self.rng.seed(seed)
-        self.moves = 0
+class Thinking(Random):
+    """Plays at random after ``think()``, which each slow agent below makes slow."""
 
     def act(self, view):
         self.moves += 1
@@ -56,7 +50,7 @@ class Random:
         pass
 
 
-class SleepsOnSecond(Random):
+class SleepsOnSecond(Thinking):
     """Sleeps 5 s on its second move of a game."""
 
     def think(self):
@@ -64,14 +58,14 @@ class SleepsOnSecond(Random):
             time.sleep(5)
 
 
-class HangsOnFirst(Random):
+class HangsOnFirst(Thinking):
     """Never returns from a move (the arena's untimed warm-up move among them)."""
 
     def think(self):
         NEVER.wait()
 
 
-class HangsOnSecond(Random):
+class HangsOnSecond(Thinking):
     """Never returns from its second move of a game."""
 
     def think(self):
@@ -79,7 +73,7 @@ class HangsOnSecond(Random):
             NEVER.wait()
 
 
-class LateOnSecond(Random):
+class LateOnSecond(Thinking):
     """Half a second on its second move: past the limit, yet back soon after."""
 
     def think(self):
@@ -87,7 +81,7 @@ class LateOnSecond(Random):
             time.sleep(0.5)
 
 
-class ReportsItsClock(Random):
+class ReportsItsClock(Thinking):
     """Says, through thinking(), what the project's clock made inside act() saw: the seconds it
     had left (None: no limit) and the thread it ran on."""
 

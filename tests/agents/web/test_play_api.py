@@ -7,22 +7,11 @@ from __future__ import annotations
 
 import random
 import textwrap
-import time
 
 import pytest
 
 from tbw_envs.junqi.pieces import PIECE_CODES
-from tests.helpers.web_agents import illegal_move_agent_spec
-
-
-def wait_for_turn(client, session_id, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        state = client.get(f"/api/play/{session_id}").json()["state"]
-        if state["your_turn"] or state["over"] or state["error"]:
-            return state
-        assert time.monotonic() < deadline, "the agent did not move in time"
-        time.sleep(0.01)
+from tests.helpers.web_agents import illegal_move_agent_spec, wait_for_turn
 
 
 def legal_actions(state):

@@ -8,22 +8,12 @@ from __future__ import annotations
 
 import json
 import random
-import time
 
 import pytest
 
 from agents.web.views import web_board
 from tests.helpers.minigame import NimState
-
-
-def wait_for_turn(client, session_id, timeout=60.0):
-    deadline = time.monotonic() + timeout  # bounds a hang only
-    while True:
-        state = client.get(f"/api/play/{session_id}").json()["state"]
-        if state["your_turn"] or state["over"] or state["error"]:
-            return state
-        assert time.monotonic() < deadline, "the agent did not move in time"
-        time.sleep(0.01)
+from tests.helpers.web_agents import wait_for_turn
 
 
 def test_the_page_lists_the_registered_game_with_its_own_suggestions(client,
