@@ -192,25 +192,17 @@ def fresh_default_out(game: str, stamp: str) -> Path:
 
 
 def default_agents(game: str) -> list[str]:
-    """The game's default entrants (``Game.arena_agents``). Where the description inherits them
-    from another game's (TBW's description subclassed under another name keeps TBW's
-    ``ppo:pretrained``, and no policy is shipped for the new name), one that cannot be built
-    for this game is left out with a note instead of refusing the run; a game's own defaults
-    are played as given."""
-    description = get_game(game)
-    holders = (description, *type(description).__mro__)
-    name_at = next(i for i, holder in enumerate(holders) if "name" in vars(holder))
-    agents_at = next(i for i, holder in enumerate(holders) if "arena_agents" in vars(holder))
-    specs = list(description.arena_agents)
-    if agents_at <= name_at:
-        return specs
+    """The game's default entrants (``Game.arena_agents``) that can be built for it: one that
+    cannot (a description subclassed under another name keeps its parent's ``ppo:pretrained``,
+    and no policy is shipped for the new name) is left out with a note instead of refusing a
+    run the user asked no agent of. Agents given with ``--agents`` are checked as given."""
     kept = []
-    for spec in specs:
+    for spec in get_game(game).arena_agents:
         try:
             make_agent(spec, seed=0, game=game)
         except ValueError as exc:
-            print(f"note: {game}: the default agent {spec} is left out (the description "
-                  f"inherits it): {exc}")
+            print(f"note: {game}: the default agent {spec} is left out (it cannot be built for "
+                  f"{game}): {exc}")
             continue
         kept.append(spec)
     return kept
