@@ -206,6 +206,14 @@ class Game(ABC):
         aec = self.raw_env(**{k: v for k, v in kwargs.items() if k not in own})
         return SingleAgentEnv(aec, **{k: kwargs[k] for k in own})
 
+    def batched_core(self, num_envs: int, backend: str = "auto", **env_kwargs) -> Any:
+        """``num_envs`` games of the variant in ``env_kwargs`` (the AEC env's keywords) as a
+        ``tbw_envs.core.batched.BatchedCore``, what ``tbw_envs.vector.make`` steps. A game
+        without one says so."""
+        raise NotImplementedError(
+            f"game {self.name} has no batched core: tbw_envs.vector cannot batch it (loop over "
+            f"its env with gymnasium's SyncVectorEnv instead)")
+
     @property
     def single_env_kwargs(self) -> dict[str, Any]:
         """The keywords of ``single_agent_env`` with their defaults, the variant first: what

@@ -131,9 +131,24 @@ def project_target(name: str) -> str | None:
 
 @cache
 def needs_optional(module: str) -> bool:
-    """Whether importing ``module`` imports an optional dependency (directly, at top level)."""
-    return any(not inside and name.split(".")[0] in OPTIONAL
-               for name, _, inside, _ in imports(module))
+    """Whether importing ``module`` imports an optional dependency at top level, itself or
+    through a project module it imports at top level (a compiled backend importing its
+    kernels, which import numba)."""
+    seen, pending = set(), [module]
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for name, _, inside, _ in imports(current):
+            if inside:
+                continue
+            if name.split(".")[0] in OPTIONAL:
+                return True
+            target = project_target(name)
+            if target is not None:
+                pending.append(target)
+    return False
 
 
 def test_the_layers_are_where_the_docs_say():

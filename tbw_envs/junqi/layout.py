@@ -261,28 +261,37 @@ def random_layout(rng=None) -> Layout:
     """A uniformly random legal layout. ``rng``: None, int seed, random.Random or numpy
     Generator. Placing the flag, then the mines, then the bombs, then the rest is uniform over
     all legal layouts because every such partial choice has the same number of completions."""
-    rand = as_random(rng)
-    free = set(PIECE_CELLS)
+    return Layout(random_layout_cells(as_random(rng)))
+
+
+def random_layout_cells(rand: random.Random) -> tuple[int | None, ...]:
+    """``random_layout``'s cells, drawn from ``rand``: legal by construction, so the batched
+    core takes them without the checks a ``Layout`` makes. Each draw is made from the free
+    cells that allow the type, in increasing order (the order fixes which cells a seed gives)."""
     cells: list[int | None] = [None] * LAYOUT_CELLS
-
-    def place(kind: int, count: int, allowed) -> None:
-        chosen = rand.sample(sorted(cell for cell in free if allowed(cell)), count)
-        for cell in chosen:
+    used: set[int] = set()
+    for kind, count, allowed in _PLACEMENT_ORDER:
+        for cell in rand.sample([c for c in allowed if c not in used], count):
             cells[cell] = kind
-            free.discard(cell)
-
-    place(FLAG, 1, lambda cell: cell in HEADQUARTERS_CELLS)
-    place(MINE, ARMY_COUNTS[MINE], lambda cell: cell in BACK_TWO_ROWS_CELLS)
-    place(BOMB, ARMY_COUNTS[BOMB], lambda cell: cell not in FRONT_ROW_CELLS)
-    rest = [
-        kind for kind in range(NUM_PIECE_TYPES) if kind not in (FLAG, MINE, BOMB)
-        for _ in range(ARMY_COUNTS[kind])
-    ]  # fmt: skip
+            used.add(cell)
+    rest = list(_UNCONSTRAINED_ARMY)
     rand.shuffle(rest)
     # strict=True also guarantees every free cell got a piece: the army exactly fills them.
-    for cell, kind in zip(sorted(free), rest, strict=True):
+    for cell, kind in zip([c for c in PIECE_CELLS if c not in used], rest, strict=True):
         cells[cell] = kind
-    return Layout(tuple(cells))
+    return tuple(cells)
+
+
+# The constrained types first, each with the cells that allow it (increasing), then the rest.
+_PLACEMENT_ORDER = (
+    (FLAG, 1, tuple(sorted(HEADQUARTERS_CELLS))),
+    (MINE, ARMY_COUNTS[MINE], tuple(c for c in PIECE_CELLS if c in BACK_TWO_ROWS_CELLS)),
+    (BOMB, ARMY_COUNTS[BOMB], tuple(c for c in PIECE_CELLS if c not in FRONT_ROW_CELLS)),
+)
+_UNCONSTRAINED_ARMY = tuple(
+    kind for kind in range(NUM_PIECE_TYPES) if kind not in (FLAG, MINE, BOMB)
+    for _ in range(ARMY_COUNTS[kind])
+)  # fmt: skip
 
 
 def deployment_choices(placed: Sequence[int]) -> list[int]:

@@ -55,7 +55,8 @@ def _rank_bounds() -> tuple[np.ndarray, np.ndarray]:
     return lower, upper
 
 
-_LOWER, _UPPER = _rank_bounds()
+# Per type mask, the lowest and highest rank it allows (over 10; 0 with no ranked type).
+RANK_LOWER_BOUNDS, RANK_UPPER_BOUNDS = _rank_bounds()
 
 
 def _terrain() -> np.ndarray:
@@ -63,7 +64,7 @@ def _terrain() -> np.ndarray:
     return np.array([graph.is_rail, graph.is_camp, graph.is_headquarters], dtype=np.float32)
 
 
-_TERRAIN = _terrain()  # symmetric under the half turn, so valid in both frames
+TERRAIN_PLANES = _terrain()  # symmetric under the half turn, so valid in both frames
 _EYE = np.eye(NUM_PIECE_TYPES + 1, dtype=np.float32)[:, :NUM_PIECE_TYPES]  # row 12 = no piece
 
 
@@ -86,9 +87,9 @@ def observation_planes(view) -> np.ndarray:
     possible = np.array(view.possible, dtype=np.int64)
     first = _P["opponent_may_be_marshal"]
     planes[first : first + NUM_PIECE_TYPES] = _MASK_BITS[possible].T
-    planes[_P["opponent_rank_lower_bound"]] = _LOWER[possible]
-    planes[_P["opponent_rank_upper_bound"]] = _UPPER[possible]
-    planes[_P["railroad"] : _P["headquarters"] + 1] = _TERRAIN
+    planes[_P["opponent_rank_lower_bound"]] = RANK_LOWER_BOUNDS[possible]
+    planes[_P["opponent_rank_upper_bound"]] = RANK_UPPER_BOUNDS[possible]
+    planes[_P["railroad"] : _P["headquarters"] + 1] = TERRAIN_PLANES
     if view.history:
         last = view.history[-1]
         planes[_P["last_move_from"], last.from_post] = 1.0
@@ -149,7 +150,7 @@ def state_planes(state) -> np.ndarray:
     for player in (0, 1):
         if state.flag_revealed[player] is not None:
             planes[base + 1 + player, state.flag_revealed[player]] = 1.0
-    planes[base + 3 : base + 6] = _TERRAIN
+    planes[base + 3 : base + 6] = TERRAIN_PLANES
     planes[base + 6] = float(state.current_player == 1)
     planes[base + 7] = min(state.ply / state.rules.ply_cap, 1.0)
     if state.rules.no_collision_limit is not None:

@@ -14,6 +14,7 @@ from tbw_envs.core.canonical import canonical_json, int64s
 from tbw_envs.core.seeding import derive_seed
 from tbw_envs.description import Game, GameStart
 from tbw_envs.junqi.actions import as_action, describe_action
+from tbw_envs.junqi.batched import make_batched
 from tbw_envs.junqi.env import aec
 from tbw_envs.junqi.env.single import make_junqi_single
 from tbw_envs.junqi.layout import coerce_layout, format_layout, random_layout
@@ -147,6 +148,21 @@ class JunqiGame(Game):
 
     def single_agent_env(self, **kwargs):
         return make_junqi_single(**self.env_kwargs(kwargs))
+
+    def batched_core(self, num_envs: int, backend: str = "auto", **env_kwargs):
+        """Junqi's batched core (``tbw_envs.junqi.batched``) of ``junqi_v0``'s keywords: the
+        rule set, and deployment "random" (batched games start in play)."""
+        kwargs = self.env_kwargs(env_kwargs)
+        rules = kwargs.pop("rules", self.default_variant)
+        deployment = kwargs.pop("deployment", "random")
+        if deployment != "random":
+            raise ValueError(f"the batched Junqi env starts every game from random layouts "
+                             f"(deployment='random'), got deployment={deployment!r}")
+        if kwargs:
+            raise ValueError(f"the batched Junqi env takes rules= and deployment=, not "
+                             f"{', '.join(sorted(kwargs))} (renders and info formats are the "
+                             f"AEC env's: state(i) gives a game to render)")
+        return make_batched(num_envs, self.load_variant(rules), backend)
 
     @property
     def single_env_kwargs(self) -> dict[str, Any]:
