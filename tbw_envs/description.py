@@ -27,8 +27,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from tbw_envs.aec_wrappers import standard_wrappers, turn_based_parallel
+from tbw_envs.core.batched import check_num_envs
 from tbw_envs.core.contract import short_list, short_repr
 from tbw_envs.core.interface import GameState, GameView
+from tbw_envs.single_vector import SingleAgentVectorEnv
 from tbw_envs.wrappers import SingleAgentEnv
 
 __all__ = ["Frame", "Game", "GameStart"]
@@ -215,6 +217,30 @@ class Game(ABC):
             f"its env with gymnasium's SyncVectorEnv instead)")
 
     @property
+    def has_batched_core(self) -> bool:
+        """Whether this game brings a batched core (``batched_core``)."""
+        return type(self).batched_core is not Game.batched_core
+
+    def single_vector_env(self, num_envs: int, **kwargs) -> Any:
+        """The batched single-agent env (``tbw_envs.single_vector``): what
+        ``gymnasium.make_vec(single_env_id, num_envs, vectorization_mode="vector_entry_point")``
+        builds. It takes the single-agent env's keywords (the defaults come from the spec),
+        ``seed``, ``backend`` and ``autoreset_mode``; the rest go to ``batched_core``."""
+        kwargs = dict(kwargs)
+        if kwargs.pop("render_mode", None) is not None:
+            raise ValueError(f"{self.name}: the batched env does not render; state(i) gives a "
+                             f"game to render")
+        if kwargs.pop("string_infos", False):
+            raise ValueError(f"{self.name}: the batched env's infos are arrays of codes "
+                             f"(string_infos=False); env.end_reasons names them")
+        kwargs.pop("render_perspective", None)  # only renders read it
+        own = {key: kwargs.pop(key) for key in (*SINGLE_AGENT_KEYWORDS, *VECTOR_KEYWORDS,
+                                                "mask_dtype") if key in kwargs}
+        backend = own.pop("backend", "auto")
+        core = self.batched_core(check_num_envs(num_envs), backend=backend, **kwargs)
+        return SingleAgentVectorEnv(core, **own)
+
+    @property
     def single_env_kwargs(self) -> dict[str, Any]:
         """The keywords of ``single_agent_env`` with their defaults, the variant first: what
         Gymnasium registers as ``gymnasium.spec(single_env_id).kwargs``, so the spec shows how
@@ -291,3 +317,5 @@ class Game(ABC):
 
 # ``SingleAgentEnv``'s own keywords; ``single_agent_env`` hands the rest to ``raw_env``.
 SINGLE_AGENT_KEYWORDS = frozenset(inspect.signature(SingleAgentEnv).parameters) - {"aec_env"}
+# What the batched single-agent env takes beyond the single-agent env's keywords.
+VECTOR_KEYWORDS = ("seed", "backend", "autoreset_mode")

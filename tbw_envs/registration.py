@@ -41,6 +41,11 @@ class Registered(Protocol):
 
     def single_agent_env(self, **kwargs) -> Any: ...
 
+    @property
+    def has_batched_core(self) -> bool: ...
+
+    def single_vector_env(self, num_envs: int, **kwargs) -> Any: ...
+
 
 _GAMES: dict[str, Registered] = {}
 
@@ -70,8 +75,11 @@ def store(game: Registered) -> None:
             pettingzoo.register("aec", game.aec_env_id, game.env)
         # The defaults as the spec's kwargs: ``gymnasium.spec(id).kwargs`` shows them, and
         # ``gymnasium.make(id, **kw)`` lays ``kw`` over them.
+        # A game with a batched core also builds its vector env itself (make_vec's
+        # vectorization_mode="vector_entry_point").
+        vector = game.single_vector_env if game.has_batched_core else None
         gymnasium.register(game.single_env_id, entry_point=game.single_agent_env,
-                           kwargs=dict(game.single_env_kwargs))
+                           vector_entry_point=vector, kwargs=dict(game.single_env_kwargs))
 
 
 def forget(name: str) -> Registered:

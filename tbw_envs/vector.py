@@ -50,7 +50,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from tbw_envs.core.batched import MAX_NUM_ENVS, BatchedCore
+from tbw_envs.core.batched import BatchedCore, check_num_envs, sample_legal
 from tbw_envs.core.contract import check_seed, is_integer, short_list, short_repr
 from tbw_envs.games import get_game
 
@@ -76,35 +76,10 @@ def make(game: str, num_envs: int, *, seed: int | None = None, backend: str = "a
     imports). ``copy=False`` returns the env's own arrays from ``reset`` and ``step`` (the next
     call overwrites them) instead of copies."""
     description = get_game(game)
-    count = _check_num_envs(num_envs)
+    count = check_num_envs(num_envs)
     core = description.batched_core(count, backend=backend, **variant)
     return SelfPlayVectorEnv(core, seed=seed, autoreset_mode=autoreset_mode,
                              illegal_action=illegal_action, copy=copy)
-
-
-def sample_legal(action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of ``action_mask`` ``(N, A)`` bool, as an
-    ``(N,)`` int64 array; a row without a legal action gets 0 (a finished game's slot, whose
-    action is ignored)."""
-    mask = np.asarray(action_mask, bool)
-    if mask.ndim != 2:
-        raise ValueError(f"sample_legal: action_mask must be (N, A), got shape {mask.shape}")
-    counts = np.count_nonzero(mask, axis=1)
-    picks = np.floor(rng.random(mask.shape[0]) * np.maximum(counts, 1)).astype(np.int64)
-    # The legal actions of all rows in one sorted run: row r's start at the sum of the counts
-    # before it, its k-th legal action k places further.
-    legal = np.flatnonzero(mask)
-    starts = np.cumsum(counts) - counts
-    where = np.minimum(starts + picks, max(legal.size - 1, 0))
-    chosen = legal[where] % mask.shape[1] if legal.size else np.zeros(mask.shape[0], np.int64)
-    return np.where(counts > 0, chosen, 0).astype(np.int64)
-
-
-def _check_num_envs(num_envs: Any) -> int:
-    if not is_integer(num_envs) or not 1 <= num_envs <= MAX_NUM_ENVS:
-        raise ValueError(f"num_envs must be an integer from 1 to {MAX_NUM_ENVS:,}, got "
-                         f"{short_repr(num_envs)}")
-    return int(num_envs)
 
 
 class SelfPlayVectorEnv:

@@ -18,10 +18,37 @@ from typing import Any
 
 import numpy as np
 
+from tbw_envs.core.contract import is_integer, short_repr
+
 BACKENDS = ("auto", "numba", "reference")
 # A batch beyond this is a typo, refused before any array is allocated: 65,536 Junqi games hold
 # about 1 GB of arrays, and a large TBW board several.
 MAX_NUM_ENVS = 1 << 16
+
+
+def sample_legal(action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of ``action_mask`` ``(N, A)`` bool, as an
+    ``(N,)`` int64 array; a row without a legal action gets 0 (a finished game's slot, whose
+    action is ignored)."""
+    mask = np.asarray(action_mask, bool)
+    if mask.ndim != 2:
+        raise ValueError(f"sample_legal: action_mask must be (N, A), got shape {mask.shape}")
+    counts = np.count_nonzero(mask, axis=1)
+    picks = np.floor(rng.random(mask.shape[0]) * np.maximum(counts, 1)).astype(np.int64)
+    # The legal actions of all rows in one sorted run: row r's start at the sum of the counts
+    # before it, its k-th legal action k places further.
+    legal = np.flatnonzero(mask)
+    starts = np.cumsum(counts) - counts
+    where = np.minimum(starts + picks, max(legal.size - 1, 0))
+    chosen = legal[where] % mask.shape[1] if legal.size else np.zeros(mask.shape[0], np.int64)
+    return np.where(counts > 0, chosen, 0).astype(np.int64)
+
+
+def check_num_envs(num_envs: Any) -> int:
+    if not is_integer(num_envs) or not 1 <= num_envs <= MAX_NUM_ENVS:
+        raise ValueError(f"num_envs must be an integer from 1 to {MAX_NUM_ENVS:,}, got "
+                         f"{short_repr(num_envs)}")
+    return int(num_envs)
 
 
 def numba_available() -> bool:
@@ -106,6 +133,15 @@ class BatchedCore(ABC):
         """Play ``actions[i]`` (int64, in the mover's frame) in every slot with ``active[i]``;
         the caller has checked that each is legal (``action_mask``) and that no active game is
         over. Inactive slots are left exactly as they were."""
+
+    def observe_as(self, index: int, player: int) -> np.ndarray:
+        """Slot ``index``'s planes as ``player`` sees them (``observation`` holds the mover's
+        only): what a single-agent env shows its learner at a game's end."""
+        return self.planes_of(self.state(index), player)
+
+    def planes_of(self, state: Any, player: int) -> np.ndarray:
+        """``player``'s planes of a core state, as the AEC env's ``observe`` builds them."""
+        raise NotImplementedError(f"{type(self).__name__} has no planes_of")
 
     def extra_info(self) -> dict[str, np.ndarray]:
         """The game's own ``(N,)`` arrays for the vector env's info (TBW's ``"turn"``), as

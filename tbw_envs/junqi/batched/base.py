@@ -11,7 +11,7 @@ import numpy as np
 from tbw_envs.core.batched import BatchedCore
 from tbw_envs.junqi.actions import END_REASONS, NUM_ACTIONS, PLAY
 from tbw_envs.junqi.layout import Layout, as_random, random_layout_cells
-from tbw_envs.junqi.observation import OBSERVATION_SHAPE
+from tbw_envs.junqi.observation import OBSERVATION_SHAPE, observation_planes
 from tbw_envs.junqi.state import JunqiState
 from tbw_envs.junqi.variant import JunqiRules
 
@@ -45,6 +45,9 @@ class JunqiBatch(BatchedCore):
     def set_state(self, index: int, state: Any) -> None:
         self._set(index, state.clone())
         self._refresh(np.array([index], np.int64))
+
+    def planes_of(self, state: JunqiState, player: int) -> np.ndarray:
+        return observation_planes(state.view(player))
 
     def check_variant_state(self, state: Any) -> str | None:
         if not isinstance(state, JunqiState):
