@@ -69,6 +69,7 @@ def reference_legal_actions(state) -> set[int]:
         return set()
     sc = state.scenario
     legal = {state.end_turn_action}
+    ranges: dict[int, set[int]] = {}  # a unit's range, computed once: not once per action id
     for action in range(sc.num_actions - 1):
         try:
             uid, dest, target = state.decode_action(action)
@@ -77,7 +78,9 @@ def reference_legal_actions(state) -> set[int]:
         if sc.units[uid].side != state.current_player or state.hp[uid] <= 0 or state.acted[uid]:
             continue
         tile = sc.board.tile(*dest)
-        if tile not in reference_movement_range(state, uid):
+        if uid not in ranges:
+            ranges[uid] = reference_movement_range(state, uid)
+        if tile not in ranges[uid]:
             continue
         if target is None or reference_can_attack(state, uid, tile, target):
             legal.add(action)

@@ -39,6 +39,8 @@ def test_pettingzoo_seed():
 def test_pettingzoo_render(capsys, monkeypatch):
     pytest.importorskip("pygame", reason="pygame is not installed (the render extra)")
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    # The window waits out the env's 2 frames per second, which checks nothing here.
+    monkeypatch.setitem(junqi_v0.raw_env.metadata, "render_fps", 1000)
     render_test(junqi_v0.env)
     assert capsys.readouterr().out == ""  # human mode draws in a window, it does not print
 

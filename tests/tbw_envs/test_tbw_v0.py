@@ -38,6 +38,8 @@ def test_pettingzoo_seed_test(scenario):
 def test_pettingzoo_render_test(capsys, monkeypatch):
     pytest.importorskip("pygame", reason="pygame is not installed (the render extra)")
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    # The window waits out the env's 4 frames per second, which checks nothing here.
+    monkeypatch.setitem(tbw_v0.raw_env.metadata, "render_fps", 1000)
     render_test(functools.partial(tbw_v0.env, scenario="duel_5v5_8x8"))
     assert capsys.readouterr().out == ""  # human mode draws in a window, it does not print
 

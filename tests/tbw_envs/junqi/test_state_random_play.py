@@ -5,11 +5,16 @@ import random
 from collections import Counter
 
 import numpy as np
+import pytest
 
 from tbw_envs.junqi import END_REASONS, HEADQUARTERS, JunqiState
 from tbw_envs.junqi.pieces import FLAG, MINE, MOBILE_MASK
 
-GAMES = 2000
+# A few hundred games show every ending the default run asserts (flag captures and no-move
+# losses come within the first ten); games where neither side can move come about once in 700,
+# so the slow sweep plays thousands and asserts them too.
+GAMES = 500
+SWEEP_GAMES = 5000
 CHECKED_GAMES = 150  # full invariant checks on every ply of the first games only (speed)
 
 
@@ -78,16 +83,27 @@ def play_games(rules, games, seed, checked):
     return reasons, lengths
 
 
-def test_thousands_of_random_ccgc_games_end_with_a_result():
-    reasons, lengths = play_games("ccgc", GAMES, seed=1, checked=CHECKED_GAMES)
-    assert sum(reasons[r] for r in END_REASONS) == GAMES
+def check_random_ccgc_games(games: int) -> Counter:
+    reasons, lengths = play_games("ccgc", games, seed=1, checked=CHECKED_GAMES)
+    assert sum(reasons[r] for r in END_REASONS) == games
     assert reasons["no_collision_limit_decisive"] == reasons["no_collision_limit"]
-    shares = {reason: reasons[reason] / GAMES for reason in END_REASONS if reasons[reason]}
-    print(f"\nCCGC random play, {GAMES} games, mean {np.mean(lengths):.0f} plies: {shares}")
+    shares = {reason: reasons[reason] / games for reason in END_REASONS if reasons[reason]}
+    print(f"\nCCGC random play, {games} games, mean {np.mean(lengths):.0f} plies: {shares}")
     # Random play rarely collides often enough: the 31-ply rule ends most games, but flag
     # captures and no-move losses must occur too.
-    assert reasons["no_collision_limit"] > 0.5 * GAMES
+    assert reasons["no_collision_limit"] > 0.5 * games
     assert reasons["flag_captured"] > 0 and reasons["no_legal_move"] > 0
+    return reasons
+
+
+def test_hundreds_of_random_ccgc_games_end_with_a_result():
+    check_random_ccgc_games(GAMES)
+
+
+@pytest.mark.slow
+def test_thousands_of_random_ccgc_games_end_every_way():
+    reasons = check_random_ccgc_games(SWEEP_GAMES)
+    assert reasons["no_legal_move_both"] > 0
 
 
 def test_variant_rule_sets_end_every_game():
