@@ -208,10 +208,11 @@ class Game(ABC):
         aec = self.raw_env(**{k: v for k, v in kwargs.items() if k not in own})
         return SingleAgentEnv(aec, **{k: kwargs[k] for k in own})
 
-    def batched_core(self, num_envs: int, backend: str = "auto", **env_kwargs) -> Any:
+    def batched_core(self, num_envs: int, backend: str = "auto", threads: int | None = None,
+                     **env_kwargs) -> Any:
         """``num_envs`` games of the variant in ``env_kwargs`` (the AEC env's keywords) as a
-        ``tbw_envs.core.batched.BatchedCore``, what ``tbw_envs.vector.make`` steps. A game
-        without one says so."""
+        ``tbw_envs.core.batched.BatchedCore``, what ``tbw_envs.vector.make`` steps, on
+        ``threads`` threads (None: one per core). A game without one says so."""
         raise NotImplementedError(
             f"game {self.name} has no batched core: tbw_envs.vector cannot batch it (loop over "
             f"its env with gymnasium's SyncVectorEnv instead)")
@@ -237,7 +238,9 @@ class Game(ABC):
         own = {key: kwargs.pop(key) for key in (*SINGLE_AGENT_KEYWORDS, *VECTOR_KEYWORDS,
                                                 "mask_dtype") if key in kwargs}
         backend = own.pop("backend", "auto")
-        core = self.batched_core(check_num_envs(num_envs), backend=backend, **kwargs)
+        threads = own.pop("threads", None)
+        core = self.batched_core(check_num_envs(num_envs), backend=backend, threads=threads,
+                                 **kwargs)
         return SingleAgentVectorEnv(core, **own)
 
     @property
@@ -318,4 +321,4 @@ class Game(ABC):
 # ``SingleAgentEnv``'s own keywords; ``single_agent_env`` hands the rest to ``raw_env``.
 SINGLE_AGENT_KEYWORDS = frozenset(inspect.signature(SingleAgentEnv).parameters) - {"aec_env"}
 # What the batched single-agent env takes beyond the single-agent env's keywords.
-VECTOR_KEYWORDS = ("seed", "backend", "autoreset_mode")
+VECTOR_KEYWORDS = ("seed", "backend", "autoreset_mode", "threads")

@@ -21,8 +21,10 @@ for snapshots of the learner), or a list of them (a league: each new game draws 
 
 A new game that ends before the learner's first move (in its opening or the opponent's first
 turn) is replaced by another, so every episode has a learner move. Autoreset: ``"next_step"``
-(Gymnasium's default) or ``"same_step"`` (``info["final_obs"]``, ``info["final_info"]``'s
-arrays as ``final_*``).
+(Gymnasium's default) or ``"same_step"``: the finished games' last planes in
+``info["final_obs"]`` and their infos in ``info["final_info"]``, with ``info["_final_obs"]``
+and ``info["_final_info"]`` saying which slots, as Gymnasium's own vector envs lay them out
+(``gymnasium.vector.AutoresetMode`` members are taken too).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from tbw_envs.core.batched import BatchedCore, sample_legal
+from tbw_envs.core.batched import BatchedCore, autoreset_name, final_infos, sample_legal
 from tbw_envs.core.contract import (
     check_mask_dtype,
     check_seed,
@@ -85,6 +87,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
                                         f"{core.name} {short_repr(core.variant.name)}")
         if problem:
             raise ValueError(f"opening_plies {problem}")
+        autoreset_mode = autoreset_name(autoreset_mode)
         if not isinstance(autoreset_mode, str) or autoreset_mode not in AUTORESET_MODES:
             raise ValueError(f"autoreset_mode must be one of {', '.join(AUTORESET_MODES)}, got "
                              f"{short_repr(autoreset_mode)}")
@@ -221,14 +224,11 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         terminated = ended | illegal
         observation, info = self._emit(terminated)
         if self.autoreset_mode == AutoresetMode.SAME_STEP and terminated.any():
-            final_observation = observation
-            final = {f"final_{key}": value for key, value in info.items()}
-            rows = np.flatnonzero(terminated)
-            self._start_games(rows)
+            final_observation, final_info = observation, final_infos(info, terminated)
+            self._start_games(np.flatnonzero(terminated))
             observation, info = self._emit(np.zeros(self.num_envs, bool))
-            info.update(final)
-            info["final_obs"] = final_observation
-            info["_final_obs"] = terminated.copy()
+            info.update(final_info=final_info, _final_info=terminated.copy(),
+                        final_obs=final_observation, _final_obs=terminated.copy())
             self._needs_reset = np.zeros(self.num_envs, bool)
         else:
             self._needs_reset = terminated.copy()

@@ -29,8 +29,9 @@ reasons, bit for bit, whichever backend and however many threads run it.
 Autoreset follows Gymnasium's modes (``gymnasium.vector.AutoresetMode``): ``"next_step"``
 (the default, as Gymnasium's vector envs): the step after a game ends starts a new one in its
 slot, ignoring its action, with zero rewards; ``"same_step"``: the new game starts in the step
-that ended the old one, whose last planes and mask are in ``info["final_obs"]`` and
-``info["final_action_mask"]`` (``info["_final_obs"]`` says which slots); ``"disabled"``: a
+that ended the old one, whose last planes are in ``info["final_obs"]`` and infos in
+``info["final_info"]`` (``info["_final_obs"]`` and ``info["_final_info"]`` say which slots, as
+Gymnasium's own vector envs lay them out); ``"disabled"``: a
 finished game stays finished until ``reset(options={"reset_mask": mask})``.
 
 An illegal action is refused (``illegal_action="raise"``, the default): a ValueError naming the
@@ -50,7 +51,13 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from tbw_envs.core.batched import BatchedCore, check_num_envs, sample_legal
+from tbw_envs.core.batched import (
+    BatchedCore,
+    autoreset_name,
+    check_num_envs,
+    final_infos,
+    sample_legal,
+)
 from tbw_envs.core.contract import check_seed, is_integer, short_list, short_repr
 from tbw_envs.games import get_game
 
@@ -65,7 +72,7 @@ RESET_OPTIONS = ("states", "reset_mask")
 
 def make(game: str, num_envs: int, *, seed: int | None = None, backend: str = "auto",
          autoreset_mode: str = "next_step", illegal_action: str = "raise", copy: bool = True,
-         **variant: Any) -> SelfPlayVectorEnv:
+         threads: int | None = None, **variant: Any) -> SelfPlayVectorEnv:
     """``num_envs`` self-play games of ``game`` (a registered name: ``"tbw"``, ``"junqi"``),
     the variant given as the game's AEC env takes it (``rules="ccgc"``,
     ``scenario="duel_5v5_8x8"``; TBW also ``flip_perspective``).
@@ -73,11 +80,12 @@ def make(game: str, num_envs: int, *, seed: int | None = None, backend: str = "a
     ``seed``: the seed of the first ``reset()`` (one given to ``reset`` wins).
     ``backend``: ``"numba"`` (the compiled kernels, the ``fast`` extra), ``"reference"`` (a loop
     over the game's core states: slow, and the same results) or ``"auto"`` (numba where it
-    imports). ``copy=False`` returns the env's own arrays from ``reset`` and ``step`` (the next
-    call overwrites them) instead of copies."""
+    imports). ``threads``: how many threads step the compiled backend (None: one per core this
+    process may use; the arrays are the same for any count). ``copy=False`` returns the env's
+    own arrays from ``reset`` and ``step`` (the next call overwrites them) instead of copies."""
     description = get_game(game)
     count = check_num_envs(num_envs)
-    core = description.batched_core(count, backend=backend, **variant)
+    core = description.batched_core(count, backend=backend, threads=threads, **variant)
     return SelfPlayVectorEnv(core, seed=seed, autoreset_mode=autoreset_mode,
                              illegal_action=illegal_action, copy=copy)
 
@@ -89,6 +97,7 @@ class SelfPlayVectorEnv:
     def __init__(self, core: BatchedCore, *, seed: int | None = None,
                  autoreset_mode: str = "next_step", illegal_action: str = "raise",
                  copy: bool = True):
+        autoreset_mode = autoreset_name(autoreset_mode)
         if not isinstance(autoreset_mode, str) or autoreset_mode not in AUTORESET_MODES:
             raise ValueError(f"autoreset_mode must be one of {', '.join(AUTORESET_MODES)}, "
                              f"got {short_repr(autoreset_mode)}")
@@ -217,16 +226,14 @@ class SelfPlayVectorEnv:
         info = self._info()
         observation = core.observation
         if self.autoreset_mode == AutoresetMode.SAME_STEP and terminated.any():
-            info["final_obs"] = observation.copy()
-            info["final_action_mask"] = info["action_mask"].copy()
-            info["final_end_reason"] = info["end_reason"].copy()
-            info["final_winner"] = info["winner"].copy()
-            info["_final_obs"] = terminated.copy()
+            final_observation, final_info = observation.copy(), final_infos(info, terminated)
             indices = np.flatnonzero(terminated)
             core.reset_games(indices, [self._rngs[i] for i in indices])
             self._forfeited[indices] = False
             self._forfeit_winner[indices] = -1
-            info.update({k: v for k, v in self._info().items()})
+            info = self._info()
+            info.update(final_info=final_info, _final_info=terminated.copy(),
+                        final_obs=final_observation, _final_obs=terminated.copy())
         self._needs_reset = (terminated if self.autoreset_mode == AutoresetMode.NEXT_STEP
                              else np.zeros(self.num_envs, bool))
         return (self._out(observation), rewards.copy(), terminated,

@@ -102,10 +102,11 @@ class ConnectFour:
                 return steps / (time.perf_counter() - start)
 
 
-def compare(num_envs: int, rounds: int, seconds: float, backend: str) -> list[tuple]:
+def compare(num_envs: int, rounds: int, seconds: float, backend: str,
+            cases_run: tuple) -> list[tuple]:
     baseline = ConnectFour()
     cases = {label: BatchedCase(game, kwargs, num_envs, backend)
-             for label, game, kwargs in CASES}
+             for label, game, kwargs in cases_run}
     names = ["connect four env()", *cases]
     rates: dict[str, list[float]] = {name: [] for name in names}
     ratios: dict[str, list[float]] = {name: [] for name in cases}
@@ -126,9 +127,9 @@ def compare(num_envs: int, rounds: int, seconds: float, backend: str) -> list[tu
     return rows
 
 
-def scaling(backend: str, seconds: float) -> list[tuple[str, int, float]]:
+def scaling(backend: str, seconds: float, cases_run: tuple) -> list[tuple[str, int, float]]:
     out = []
-    for label, game, kwargs in CASES:
+    for label, game, kwargs in cases_run:
         for n in SCALING:
             rate = BatchedCase(game, kwargs, n, backend).run(seconds)
             out.append((label, n, rate))
@@ -136,16 +137,29 @@ def scaling(backend: str, seconds: float) -> list[tuple[str, int, float]]:
     return out
 
 
+def peak_rss_megabytes() -> float:
+    """This process's peak resident memory. Linux's ``VmHWM`` belongs to the process image, so a
+    child started fresh reports its own; ``ru_maxrss`` would carry its parent's peak over."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _memory_child(game: str, kwargs: dict, num_envs: int, backend: str, queue) -> None:
     case = BatchedCase(game, kwargs, num_envs, backend)
     case.run(1.0)
-    queue.put(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    queue.put(peak_rss_megabytes())
 
 
-def memory(backend: str, num_envs: int = 4096) -> list[tuple[str, float]]:
+def memory(backend: str, cases_run: tuple, num_envs: int = 4096) -> list[tuple[str, float]]:
     context = multiprocessing.get_context("spawn")
     out = []
-    for label, game, kwargs in CASES:
+    for label, game, kwargs in cases_run:
         queue = context.Queue()
         child = context.Process(target=_memory_child, args=(game, kwargs, num_envs, backend,
                                                             queue))
@@ -213,10 +227,13 @@ def main(argv=None) -> None:
     parser.add_argument("--scaling", action="store_true", help="N from 64 to 4,096")
     parser.add_argument("--memory", action="store_true", help="peak RSS at 4,096 envs")
     parser.add_argument("--pgx-python", help="an interpreter where pgx (and jax) import")
+    parser.add_argument("--game", nargs="*", default=sorted({game for _, game, _ in CASES}),
+                        help="the games whose cases run (default: all)")
     args = parser.parse_args(argv)
+    cases_run = tuple(case for case in CASES if case[1] in args.game)
     print(f"machine: {platform.machine()}, {multiprocessing.cpu_count()} cores, Python "
           f"{platform.python_version()}; batch {args.num_envs}, backend {args.backend}")
-    rows = compare(args.num_envs, args.rounds, args.seconds, args.backend)
+    rows = compare(args.num_envs, args.rounds, args.seconds, args.backend, cases_run)
     print("\n| case | env steps/s (median, range) | ratio to connect four (median, range) "
           "| goal |")
     print("|---|---|---|---|")
@@ -230,10 +247,10 @@ def main(argv=None) -> None:
         print(f"| {name} | {rate} | {ratio} | {goal_text} |")
     if args.scaling:
         print("\nCost per env step as the batch grows:")
-        scaling(args.backend, args.seconds)
+        scaling(args.backend, args.seconds, cases_run)
     if args.memory:
         print("\nPeak RSS, 4,096 envs:")
-        memory(args.backend)
+        memory(args.backend, cases_run)
     if args.pgx_python:
         print(f"\npgx on CPU, batch {args.num_envs} (jit(vmap(step)), random legal actions):")
         for name, rate in pgx_rates(args.pgx_python, args.num_envs, args.seconds * 3).items():

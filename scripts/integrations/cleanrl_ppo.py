@@ -2,15 +2,21 @@
 
     pip install -c constraints.txt -e ".[train]"
     python scripts/integrations/cleanrl_ppo.py --game tbw --iterations 20
+    python scripts/integrations/cleanrl_ppo.py --game junqi --batched --num-envs 256
+    python scripts/integrations/cleanrl_ppo.py --game junqi --compare 64 256 --iterations 2
 
 The learner takes one seat of the single-agent wrapper (``make_tbw_single`` /
 ``make_junqi_single``, a random opponent playing inside ``step``, seats alternating), in
-``gymnasium.vector.SyncVectorEnv``. The glue is three lines, marked ``# glue`` below:
+``gymnasium.vector.SyncVectorEnv``; with ``--batched``, in the batched env instead
+(``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``, ``tbw_envs.single_vector``:
+one object steps every game in arrays, the opponent's moves included), for a game with a
+batched core. The PPO code is the same for both. The glue is three lines, marked ``# glue``
+below:
 
-1. ``autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP``, so a finished sub-env is reset
-   inside the step that ended it and the batch holds no dummy autoreset transitions (with the
-   default NEXT_STEP mode the next action of that sub-env is discarded; it then has to be left
-   out of the loss);
+1. ``autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP`` (the batched env takes the
+   string ``"same_step"`` too), so a finished sub-env is reset inside the step that ended it and
+   the batch holds no dummy autoreset transitions (with the default NEXT_STEP mode the next
+   action of that sub-env is discarded; it then has to be left out of the loss);
 2. ``mask = torch.as_tensor(infos["action_mask"])``: Gymnasium stacks our per-env
    ``info["action_mask"]`` into ``(num_envs, n)``, never an all-False row;
 3. ``logits.masked_fill(~mask, -1e9)`` in the policy: the masked categorical.
@@ -20,13 +26,19 @@ rollouts of ``num_steps`` per env, GAE, clipped surrogate with value and entropy
 epochs, one torch thread. ``--dict-obs`` reads the mask from the Dict observation instead
 (``mask_in_obs=True``). The masks of the sampled steps are stored and reused in the update, so
 the new policy's log-probabilities are over the same legal actions as the old one's.
+
+Speed: the result's ``env_steps_per_second`` counts learner steps over the time spent inside
+``envs.reset`` and ``envs.step`` alone (the opponent's moves are inside ``step``), so it compares
+env speed, apart from the network. ``--compare N ...`` trains both paths at each number of envs
+in this one process (the batched env's compiled kernels loaded first, outside the timing) and
+prints both rates and their ratio.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import gymnasium
 import numpy as np
@@ -56,17 +68,36 @@ class Args:
     max_grad_norm: float = 0.5
     hidden: int = 128
     dict_obs: bool = False
+    batched: bool = False  # the batched env instead of SyncVectorEnv
     threads: int = 1
 
 
 def make_env(args: Args):
     def thunk():
         game = get_game(args.game)
-        variant = {game.variant_flag: getattr(args, game.variant_flag)}  # scenario= or rules=
-        return game.single_agent_env(**variant, learner_seat="alternate",
+        return game.single_agent_env(**variant_of(args), learner_seat="alternate",
                                      mask_in_obs=args.dict_obs)
 
     return thunk
+
+
+def variant_of(args: Args) -> dict:
+    game = get_game(args.game)
+    return {game.variant_flag: getattr(args, game.variant_flag)}  # scenario= or rules=
+
+
+def make_envs(args: Args):
+    """``args.num_envs`` games in ``SyncVectorEnv``, or with ``args.batched`` in the batched env."""
+    if args.batched:
+        return gymnasium.make_vec(
+            get_game(args.game).single_env_id, num_envs=args.num_envs,
+            vectorization_mode="vector_entry_point",
+            autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP,  # glue 1
+            **variant_of(args), learner_seat="alternate", mask_in_obs=args.dict_obs)
+    return gymnasium.vector.SyncVectorEnv(
+        [make_env(args) for _ in range(args.num_envs)],
+        autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP,  # glue 1
+    )
 
 
 class Agent(nn.Module):
@@ -104,13 +135,45 @@ def split(obs, infos, dict_obs: bool):
     return torch.as_tensor(obs), torch.as_tensor(infos["action_mask"])  # glue 2
 
 
+def illegal_endings(infos) -> int:
+    """Episodes that this SAME_STEP step ended by an illegal learner action: Gymnasium's vector
+    envs and the batched env alike nest the ended episodes' infos in ``infos["final_info"]``,
+    each key beside its ``"_key"`` flags."""
+    if not isinstance(infos, dict):  # SuperSuit's list of per-row dicts
+        return 0
+    final = infos.get("final_info", {})
+    if "illegal_action" in final:
+        return int(np.sum(final["illegal_action"][final["_illegal_action"]]))
+    return 0
+
+
 def run(args: Args) -> dict:
     """Train for ``args.iterations`` PPO iterations; returns what the test checks."""
-    envs = gymnasium.vector.SyncVectorEnv(
-        [make_env(args) for _ in range(args.num_envs)],
-        autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP,  # glue 1
-    )
+    envs = make_envs(args)
     return ppo(envs, envs.single_observation_space, envs.single_action_space, args)
+
+
+def compare(args: Args, sizes) -> list[dict]:
+    """``run(args)`` over SyncVectorEnv and over the batched env at each number of envs in
+    ``sizes``: env steps/s of each (time inside ``envs.reset``/``envs.step``) and their ratio."""
+    # The first batched env loads the compiled kernels from numba's cache (or compiles them): a
+    # once-per-process cost, kept out of the timed runs.
+    warm_up = make_envs(replace(args, batched=True, num_envs=1))
+    warm_up.reset(seed=args.seed)
+    warm_up.close()
+    rows = []
+    for num_envs in sizes:
+        rates = {}
+        for batched in (False, True):
+            result = run(replace(args, num_envs=num_envs, batched=batched))
+            if result["illegal"]:
+                raise RuntimeError(f"{result['illegal']} illegal actions with {num_envs} envs, "
+                                   f"batched={batched}")
+            rates[batched] = result["env_steps_per_second"]
+        rows.append({"num_envs": num_envs, "sync_env_steps_per_second": round(rates[False]),
+                     "batched_env_steps_per_second": round(rates[True]),
+                     "ratio": round(rates[True] / rates[False], 1)})
+    return rows
 
 
 def ppo(envs, space, action_space, args: Args) -> dict:
@@ -131,7 +194,9 @@ def ppo(envs, space, action_space, args: Args) -> dict:
     b_act = torch.zeros((T, N), dtype=torch.long)
     b_logp, b_rew, b_done, b_val = (torch.zeros((T, N)) for _ in range(4))
 
+    clock = time.perf_counter()
     obs, infos = envs.reset(seed=args.seed)
+    env_seconds = time.perf_counter() - clock
     next_obs, next_mask = split(obs, infos, args.dict_obs)
     next_done = torch.zeros(N)
     running = np.zeros(N)
@@ -144,11 +209,11 @@ def ppo(envs, space, action_space, args: Args) -> dict:
             with torch.no_grad():
                 action, logp, _, value = agent.act(next_obs, next_mask)
             b_act[t], b_logp[t], b_val[t] = action, logp, value
+            clock = time.perf_counter()
             obs, reward, terminated, truncated, infos = envs.step(action.numpy())
+            env_seconds += time.perf_counter() - clock
             done = np.logical_or(terminated, truncated)  # SuperSuit's are uint8
-            final = infos.get("final_info", {}) if isinstance(infos, dict) else {}
-            if "illegal_action" in final:  # SAME_STEP: the ended episodes' own infos
-                illegal += int(np.sum(final["illegal_action"][final["_illegal_action"]]))
+            illegal += illegal_endings(infos)
             running += reward
             returns += running[done].tolist()
             running[done] = 0.0
@@ -207,7 +272,8 @@ def ppo(envs, space, action_space, args: Args) -> dict:
             "mean_return": float(np.mean(returns)) if returns else None,
             "mean_return_per_iteration": per_iteration,
             "final_loss": losses[-1], "weights_changed": changed, "seconds": elapsed,
-            "steps_per_second": steps / elapsed}
+            "steps_per_second": steps / elapsed, "env_seconds": env_seconds,
+            "env_steps_per_second": steps / env_seconds}
 
 
 def main() -> None:
@@ -222,12 +288,32 @@ def main() -> None:
     parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     parser.add_argument("--dict-obs", action="store_true",
                         help="read masks from Dict observations (mask_in_obs=True)")
+    parser.add_argument("--batched", action="store_true",
+                        help="the batched env (gymnasium.make_vec, vector_entry_point) instead "
+                             "of SyncVectorEnv")
+    parser.add_argument("--compare", type=int, nargs="+", metavar="NUM_ENVS",
+                        help="train both envs at each number of envs; print their env steps/s")
     ns = parser.parse_args()
-    if min(ns.iterations, ns.num_envs, ns.num_steps, ns.hidden) < 1:
-        parser.error("--iterations, --num-envs, --num-steps and --hidden must be >= 1")
-    if ns.num_envs * ns.num_steps < defaults.minibatches:
-        parser.error(f"--num-envs x --num-steps must be at least {defaults.minibatches}")
-    print(run(Args(**vars(ns))))
+    sizes = ns.compare or []
+    if min(ns.iterations, ns.num_envs, ns.num_steps, ns.hidden, *sizes) < 1:
+        parser.error("--iterations, --num-envs, --num-steps, --hidden and --compare must be >= 1")
+    if min([ns.num_envs, *sizes]) * ns.num_steps < defaults.minibatches:
+        parser.error(f"--num-envs (each --compare size) x --num-steps must be at least "
+                     f"{defaults.minibatches}")
+    if (ns.batched or sizes) and not get_game(ns.game).has_batched_core:
+        parser.error(f"--batched and --compare need a game with a batched core; {ns.game} has "
+                     f"none")
+    if sizes and ns.batched:
+        parser.error("--compare runs both envs; leave out --batched")
+    del ns.compare
+    args = Args(**vars(ns))
+    if not sizes:
+        print(run(args))
+        return
+    print(f"{args.game}: env steps/s, {args.iterations} iterations x {args.num_steps} steps "
+          f"per env")
+    for row in compare(args, sizes):
+        print(row)
 
 
 if __name__ == "__main__":

@@ -51,6 +51,24 @@ def check_num_envs(num_envs: Any) -> int:
     return int(num_envs)
 
 
+def final_infos(info: dict[str, np.ndarray], ended: np.ndarray) -> dict[str, np.ndarray]:
+    """The infos of the games that just ended, laid out as Gymnasium's vector envs lay out
+    ``info["final_info"]``: each key's array, beside ``"_key"`` saying which slots ended."""
+    final: dict[str, np.ndarray] = {}
+    for key, value in info.items():
+        final[key] = value.copy()
+        final[f"_{key}"] = ended.copy()
+    return final
+
+
+def autoreset_name(mode: Any) -> Any:
+    """A ``gymnasium.vector.AutoresetMode`` member as its name here (``"next_step"``, ...);
+    anything else unchanged. Read by value, so this module needs no gymnasium."""
+    value = getattr(mode, "value", None)
+    names = {"NextStep": "next_step", "SameStep": "same_step", "Disabled": "disabled"}
+    return names.get(value, mode) if isinstance(value, str) else mode
+
+
 def numba_available() -> bool:
     """Whether the compiled backend can run here (numba imports)."""
     try:

@@ -62,11 +62,24 @@ class LoopedAEC:
         return np.array(observations), info
 
 
+# The slot holding each game's variant, which compares by what decides play (a Scenario has
+# no value equality: two loads of one file are two objects).
+VARIANT_SLOTS = {"scenario": "tbw", "rules": "junqi"}
+
+
 def same_state(a, b) -> list[str]:
     """The slots in which two core states differ (empty when they are equal), legal actions
     included."""
     slots = [s for s in type(a).__slots__ if not s.startswith("_")]
-    differ = [s for s in slots if getattr(a, s) != getattr(b, s)]
+    differ = [s for s in slots if getattr(a, s) != getattr(b, s) and not _same_variant(s, a, b)]
     if a.legal_actions() != b.legal_actions():
         differ.append("legal_actions()")
     return differ
+
+
+def _same_variant(slot: str, a, b) -> bool:
+    game = VARIANT_SLOTS.get(slot)
+    if game is None:
+        return False
+    context = get_game(game).variant_context
+    return context(getattr(a, slot)) == context(getattr(b, slot))

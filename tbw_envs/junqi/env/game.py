@@ -149,7 +149,8 @@ class JunqiGame(Game):
     def single_agent_env(self, **kwargs):
         return make_junqi_single(**self.env_kwargs(kwargs))
 
-    def batched_core(self, num_envs: int, backend: str = "auto", **env_kwargs):
+    def batched_core(self, num_envs: int, backend: str = "auto", threads: int | None = None,
+                     **env_kwargs):
         """Junqi's batched core (``tbw_envs.junqi.batched``) of ``junqi_v0``'s keywords: the
         rule set, and deployment "random" (batched games start in play)."""
         kwargs = self.env_kwargs(env_kwargs)
@@ -162,7 +163,7 @@ class JunqiGame(Game):
             raise ValueError(f"the batched Junqi env takes rules= and deployment=, not "
                              f"{', '.join(sorted(kwargs))} (renders and info formats are the "
                              f"AEC env's: state(i) gives a game to render)")
-        return make_batched(num_envs, self.load_variant(rules), backend)
+        return make_batched(num_envs, self.load_variant(rules), backend, threads)
 
     @property
     def single_env_kwargs(self) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import numpy as np
 
 from tbw_envs.core.canonical import canonical_json, int64s
 from tbw_envs.description import Game
+from tbw_envs.tbw.batched import make_batched
 from tbw_envs.tbw.env import aec
 from tbw_envs.tbw.env.single import make_tbw_single
 from tbw_envs.tbw.observation import ObservationEncoder, action_rotation
@@ -121,6 +122,20 @@ class TBWGame(Game):
     @property
     def single_env_kwargs(self) -> dict[str, Any]:
         return self.keyword_defaults(make_tbw_single)
+
+    def batched_core(self, num_envs: int, backend: str = "auto", threads: int | None = None,
+                     **env_kwargs):
+        """TBW's batched core (``tbw_envs.tbw.batched``) of ``tbw_v0``'s keywords: the scenario
+        and ``flip_perspective``."""
+        kwargs = self.env_kwargs(env_kwargs)
+        scenario = kwargs.pop("scenario", self.default_variant)
+        flip_perspective = kwargs.pop("flip_perspective", True)
+        if kwargs:
+            raise ValueError(f"the batched TBW env takes scenario= and flip_perspective=, not "
+                             f"{', '.join(sorted(kwargs))} (renders and info formats are the "
+                             f"AEC env's: state(i) gives a game to render)")
+        return make_batched(num_envs, self.load_variant(scenario), flip_perspective, backend,
+                            threads)
 
     def frame(self, variant: Any, flip: bool = True) -> TBWFrame:
         return TBWFrame(self.load_variant(variant), flip)
