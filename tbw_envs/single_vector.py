@@ -39,7 +39,13 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from tbw_envs.core.batched import BatchedCore, autoreset_name, final_infos, sample_legal
+from tbw_envs.core.batched import (
+    BatchedCore,
+    autoreset_name,
+    final_infos,
+    sample_legal,
+    slot_seeds,
+)
 from tbw_envs.core.contract import (
     check_mask_dtype,
     check_seed,
@@ -177,14 +183,8 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"reset: this env takes no options, got {short_repr(options)}")
         if seed is None and self._game_rngs is None:
             seed = self._first_seed
-        if seed is not None:
-            if is_integer(seed):
-                seeds = [check_seed(seed, "reset") + i for i in range(self.num_envs)]
-            elif isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == self.num_envs:
-                seeds = [check_seed(s, "reset") for s in seed]
-            else:
-                raise TypeError(f"reset: seed must be None, an int >= 0 or {self.num_envs} "
-                                f"ints, got {short_repr(seed)}")
+        seeds = slot_seeds(seed, self.num_envs)
+        if seeds is not None:
             self._game_rngs = [seeding.np_random(s)[0] for s in seeds]
             # Apart from every game's own stream (slot 0's is seeds[0] alone).
             self._rng = np.random.default_rng([seeds[0], 1])

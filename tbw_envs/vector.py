@@ -57,6 +57,7 @@ from tbw_envs.core.batched import (
     check_num_envs,
     final_infos,
     sample_legal,
+    slot_seeds,
 )
 from tbw_envs.core.contract import check_seed, is_integer, short_list, short_repr
 from tbw_envs.games import get_game
@@ -152,7 +153,7 @@ class SelfPlayVectorEnv:
                              f"{list(RESET_OPTIONS)}")
         if seed is None and self._rngs is None:
             seed = self._first_seed
-        seeds = self._check_seeds(seed)
+        seeds = slot_seeds(seed, self.num_envs)
         slots = self._check_reset_mask(options.get("reset_mask"))
         states = self._check_states(options.get("states"), slots)
         # Everything is checked: from here on nothing can fail halfway.
@@ -288,18 +289,6 @@ class SelfPlayVectorEnv:
                              f"slots {short_list(bad.tolist())} hold "
                              f"{array[bad[:8]].tolist()}")
         return array.astype(np.int64, copy=False)
-
-    def _check_seeds(self, seed: Any) -> list[int] | None:
-        if seed is None:
-            return None
-        if is_integer(seed):
-            first = check_seed(seed, "reset")
-            return [first + i for i in range(self.num_envs)]
-        if isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == self.num_envs:
-            return [check_seed(s, "reset") for s in seed]
-        error = ValueError if isinstance(seed, (list, tuple, np.ndarray)) else TypeError
-        raise error(f"reset: seed must be None, an int >= 0 or {self.num_envs} ints, got "
-                    f"{short_repr(seed)}")
 
     def _check_reset_mask(self, mask: Any) -> np.ndarray:
         if mask is None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from tbw_envs.core.contract import is_integer, short_repr
+from tbw_envs.core.contract import check_seed, is_integer, short_repr
 
 BACKENDS = ("auto", "numba", "reference")
 # A batch beyond this is a typo, refused before any array is allocated: 65,536 Junqi games hold
@@ -49,6 +49,22 @@ def check_num_envs(num_envs: Any) -> int:
         raise ValueError(f"num_envs must be an integer from 1 to {MAX_NUM_ENVS:,}, got "
                          f"{short_repr(num_envs)}")
     return int(num_envs)
+
+
+def slot_seeds(seed: Any, num_envs: int) -> list[int] | None:
+    """Each slot's seed from a vector env's ``reset(seed=...)``: None stays None, an int ``s``
+    gives ``s + i`` to slot ``i`` (as Gymnasium's vector envs do), a sequence of ``num_envs``
+    ints gives one each; anything else is refused by name."""
+    if seed is None:
+        return None
+    if is_integer(seed):
+        first = check_seed(seed, "reset")
+        return [first + i for i in range(num_envs)]
+    if isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == num_envs:
+        return [check_seed(s, "reset") for s in seed]
+    error = ValueError if isinstance(seed, (list, tuple, np.ndarray)) else TypeError
+    raise error(f"reset: seed must be None, an int >= 0 or {num_envs} ints, got "
+                f"{short_repr(seed)}")
 
 
 def final_infos(info: dict[str, np.ndarray], ended: np.ndarray) -> dict[str, np.ndarray]:
