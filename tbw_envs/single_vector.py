@@ -37,8 +37,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
-from gymnasium.vector.utils import batch_space
 
+from tbw_envs.batch_spaces import BatchSpacesOnDemand
 from tbw_envs.core.batched import (
     BatchedCore,
     autoreset_name,
@@ -65,7 +65,7 @@ AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetM
 MAX_REDRAWS = 100
 
 
-class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
+class SingleAgentVectorEnv(BatchSpacesOnDemand, gymnasium.vector.VectorEnv):
     """See the module docstring; made by ``Game.single_vector_env``."""
 
     def __init__(self, core: BatchedCore, *, opponent: Any = "random",
@@ -115,14 +115,14 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
             "observation": planes,
             "action_mask": spaces.Box(0, 1, (core.num_actions,), self._mask_dtype)})
         self.single_action_space = spaces.Discrete(core.num_actions)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.noop_action = core.num_actions - 1
         n = self.num_envs
         self._first_seed = check_seed(seed, "make_vec")
         self._game_rngs: list[np.random.Generator] | None = None
         self._rng = np.random.default_rng()  # openings, "random" opponents, seats, leagues
         self._seat = np.zeros(n, np.int64)
+        self._lent = False  # the core's observation was returned as it is
+        self._over: np.ndarray | None = None  # the games over at the last emit (noop masks)
         self._next_seat = np.arange(n, dtype=np.int64) % 2  # "alternate"
         self._opponent_index = np.zeros(n, np.int64)
         self._forfeited = np.zeros(n, bool)
@@ -192,6 +192,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
             self._next_seat = first.astype(np.int64)
         elif self._game_rngs is None:
             self._game_rngs = [seeding.np_random(None)[0] for _ in range(self.num_envs)]
+        self._take_back()
         self._start_games(self._all_rows)
         self._needs_reset[:] = False
         observation, info = self._emit(np.zeros(self.num_envs, bool))
@@ -209,6 +210,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         if illegal.any() and self.illegal_action == "raise":
             raise ValueError(f"step: illegal action(s) in slots {_indices(illegal)} (actions "
                              f"{actions[illegal][:8].tolist()}); nothing was played")
+        self._take_back()
         if resetting.any():
             self._start_games(np.flatnonzero(resetting))
         moving = playing & legal
@@ -225,6 +227,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         observation, info = self._emit(terminated)
         if self.autoreset_mode == AutoresetMode.SAME_STEP and terminated.any():
             final_observation, final_info = observation, final_infos(info, terminated)
+            self._take_back()
             self._start_games(np.flatnonzero(terminated))
             observation, info = self._emit(np.zeros(self.num_envs, bool))
             info.update(final_info=final_info, _final_info=terminated.copy(),
@@ -236,7 +239,12 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """The learner's masks, ``(N, A)`` bool (what MaskablePPO asks for)."""
-        return self._masks.copy()
+        if self._over is None:
+            raise RuntimeError("action_masks() before reset(): call reset() first")
+        masks = self.core.action_mask.copy()
+        masks[self._over] = False
+        masks[self._over, self.noop_action] = True
+        return masks
 
     def state(self, index: int) -> Any:
         """Game ``index`` as a core state (``TBWState``, ``JunqiState``)."""
@@ -303,17 +311,17 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         """The learner's planes, masks and infos; a finished game shows the learner's own view
         of its last position and a mask of ``noop_action`` alone."""
         core = self.core
-        observation = core.observation.copy()
+        # The core's planes are lent, not copied (see ``_take_back``); the rows changed here are
+        # finished games', which the core writes afresh before it shows them again.
+        observation = core.observation
+        self._lent = True
         for i in np.flatnonzero(terminated & (core.current_player != self._seat)):
             observation[i] = core.observe_as(int(i), int(self._seat[i]))
-        masks = core.action_mask.copy()
-        over = terminated | self._forfeited
-        masks[over] = False
-        masks[over, self.noop_action] = True
-        self._masks = masks
+        self._over = terminated | self._forfeited
+        masks = self.action_masks()
         forfeited = self._forfeited
         info = {
-            "action_mask": masks.copy(),
+            "action_mask": masks,
             "learner": self._seat.copy(),
             "end_reason": np.where(forfeited, self._illegal_code, core.end_reason),
             "winner": np.where(forfeited, 1 - self._seat, core.winner),
@@ -325,6 +333,13 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
             observation = {"observation": observation,
                            "action_mask": masks.astype(self._mask_dtype)}
         return observation, info
+
+    def _take_back(self) -> None:
+        """Before the core writes: the planes lent by ``_emit`` stay the caller's (the kernels
+        write whole rows of planes and never read them, so the core goes on in a copy)."""
+        if self._lent:
+            self.core.release_observation()
+            self._lent = False
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         array = np.asarray(actions)

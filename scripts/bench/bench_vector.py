@@ -15,7 +15,9 @@ the range. Connect four is ``pettingzoo.classic.connect_four_v3.env()`` in the r
 of ``bench_env_overhead.py`` (``env.last()``, a random legal action, ``step``), one env.
 
 ``--scaling`` adds the cost per step (microseconds per env step) as N grows from 64 to 4,096;
-``--memory`` the peak RSS of a process that builds and steps 4,096 envs of each case;
+``--memory`` the peak RSS of a process that builds and steps 4,096 envs of each case, for
+``vector.make`` and for the single-agent ``make_vec`` env, holding its last ``obs`` and ``info``
+as a training loop does;
 ``--pgx-python`` runs pgx's envs (jax on CPU, ``jax.jit(jax.vmap(env.step))`` at the same batch)
 in that interpreter, where pgx is installed, for reference. Record the figures in
 docs/benchmarks.md with the machine and this command.
@@ -33,6 +35,7 @@ import subprocess
 import sys
 import time
 
+import gymnasium
 import numpy as np
 
 from tbw_envs import vector
@@ -150,24 +153,42 @@ def peak_rss_megabytes() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _memory_child(game: str, kwargs: dict, num_envs: int, backend: str, queue) -> None:
-    case = BatchedCase(game, kwargs, num_envs, backend)
-    case.run(1.0)
+SINGLE_AGENT_IDS = {"junqi": "tbw_envs/JunqiSingle-v0", "tbw": "tbw_envs/TBWSingle-v0"}
+
+
+def _memory_child(game: str, kwargs: dict, num_envs: int, backend: str, single: bool,
+                  queue) -> None:
+    """A user's loop for about a second (the last ``obs`` and ``info`` held while the next step
+    runs), then this process's peak RSS."""
+    if single:
+        envs = gymnasium.make_vec(SINGLE_AGENT_IDS[game], num_envs,
+                                  vectorization_mode="vector_entry_point", backend=backend,
+                                  **kwargs)
+    else:
+        envs = vector.make(game, num_envs, seed=0, backend=backend, **kwargs)
+    rng = np.random.default_rng(0)
+    obs, info = envs.reset(seed=0)
+    deadline = time.perf_counter() + 1.0
+    while time.perf_counter() < deadline:
+        obs, _, _, _, info = envs.step(vector.sample_legal(info["action_mask"], rng))
     queue.put(peak_rss_megabytes())
 
 
 def memory(backend: str, cases_run: tuple, num_envs: int = 4096) -> list[tuple[str, float]]:
+    """Peak RSS of a fresh process per case, for the self-play env and the single-agent one."""
     context = multiprocessing.get_context("spawn")
     out = []
     for label, game, kwargs in cases_run:
-        queue = context.Queue()
-        child = context.Process(target=_memory_child, args=(game, kwargs, num_envs, backend,
-                                                            queue))
-        child.start()
-        peak = queue.get()
-        child.join()
-        out.append((label, peak))
-        print(f"  {label} N={num_envs}: peak RSS {peak:,.0f} MB", flush=True)
+        for single in (False, True):
+            queue = context.Queue()
+            child = context.Process(target=_memory_child,
+                                    args=(game, kwargs, num_envs, backend, single, queue))
+            child.start()
+            peak = queue.get()
+            child.join()
+            kind = "single-agent make_vec" if single else "vector.make"
+            out.append((f"{label}, {kind}", peak))
+            print(f"  {label}, {kind}, N={num_envs}: peak RSS {peak:,.0f} MB", flush=True)
     return out
 
 

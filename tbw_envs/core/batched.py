@@ -168,6 +168,19 @@ class BatchedCore(ABC):
         the caller has checked that each is legal (``action_mask``) and that no active game is
         over. Inactive slots are left exactly as they were."""
 
+    def release_observation(self) -> None:
+        """Give ``observation`` away: the core goes on in a copy of it, so the array handed out
+        is never written again. A vector env that returns fresh planes lends the core's own and
+        calls this before its next write: one copy a step, as before, without a third full set
+        of planes beside the core's and the caller's."""
+        self.observation = self.observation.copy()
+        self._observation_moved()
+
+    def _observation_moved(self) -> None:
+        """Point whatever the backend derived from ``observation`` (views, kernel records) at
+        the array ``release_observation`` put in its place."""
+        return None  # the reference backends index the attributes afresh each time
+
     def observe_as(self, index: int, player: int) -> np.ndarray:
         """Slot ``index``'s planes as ``player`` sees them (``observation`` holds the mover's
         only): what a single-agent env shows its learner at a game's end."""

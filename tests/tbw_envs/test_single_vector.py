@@ -178,3 +178,32 @@ def test_the_learner_sees_only_its_own_view_at_a_games_end():
             assert np.array_equal(obs[i], want)
             checked += 1
     assert checked >= 3
+
+
+@pytest.mark.parametrize("autoreset_mode", ["next_step", "same_step"])
+@pytest.mark.parametrize(("env_id", "kwargs"), [
+    (JUNQI_ID, {"rules": "ccgc"}), ("tbw_envs/TBWSingle-v0", {"scenario": "duel_5v5_8x8"})])
+def test_returned_planes_and_masks_are_never_written_again(env_id, kwargs, autoreset_mode):
+    """The env lends the core's planes (the learner's view written into finished games' rows)
+    and moves the core off them before it writes again: every array handed out keeps its
+    values, the learner's end-of-game views included."""
+    envs = make_batched(env_id, 5, autoreset_mode=autoreset_mode, **kwargs)
+    rng = np.random.default_rng(4)
+    handed: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def keep(*arrays):
+        handed.extend((array, array.copy()) for array in arrays)
+
+    obs, info = envs.reset(seed=4)
+    keep(obs, info["action_mask"], envs.unwrapped.action_masks())
+    endings = 0
+    for _ in range(300):
+        obs, _, terminated, _, info = envs.step(sample_legal(info["action_mask"], rng))
+        keep(obs, info["action_mask"], envs.unwrapped.action_masks())
+        if terminated.any():
+            endings += 1
+            if autoreset_mode == "same_step":
+                keep(info["final_obs"])
+    assert endings > 0
+    for array, values in handed:
+        assert np.array_equal(array, values)

@@ -385,6 +385,52 @@ def test_spaces_and_copy_semantics():
     assert np.array_equal(obs, copied)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("game", "variant"), [("junqi", {}),
+                                               ("tbw", {"scenario": "duel_5v5_8x8"})])
+def test_returned_arrays_are_never_written_again(game, variant, backend):
+    """copy=True lends the core's planes and has the core move off them before it writes
+    again: every array handed out (reset, step, same-step finals, a reset from states)
+    keeps its values however long the env runs on."""
+    envs = vector.make(game, 6, seed=3, backend=backend, autoreset_mode="same_step", **variant)
+    rng = np.random.default_rng(3)
+    handed: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def keep(*arrays):
+        handed.extend((array, array.copy()) for array in arrays)
+
+    obs, info = envs.reset()
+    keep(obs, info["action_mask"])
+    finals = 0
+    for ply in range(400):
+        if ply == 150:
+            obs, info = envs.reset(options={"states": [envs.state(i) for i in range(6)]})
+            keep(obs, info["action_mask"])
+        obs, _, terminated, _, info = envs.step(vector.sample_legal(info["action_mask"], rng))
+        keep(obs, info["action_mask"])
+        if terminated.any():
+            finals += 1
+            keep(info["final_obs"], info["final_info"]["action_mask"])
+    assert finals > 0
+    ids = [id(array) for array, _ in handed]
+    assert len(set(ids)) == len(ids)  # no array handed out twice
+    for array, values in handed:
+        assert np.array_equal(array, values)
+    core = envs.core
+    assert not any(core.action_mask is array for array, _ in handed)
+    assert not any(core.observation is array for array, _ in handed[:-2])
+
+
+def test_batch_spaces_are_built_on_demand():
+    envs = vector.make("tbw", 4, scenario="duel_5v5_8x8")
+    assert envs.observation_space == gymnasium.vector.utils.batch_space(
+        envs.single_observation_space, 4)
+    assert envs.action_space == gymnasium.spaces.MultiDiscrete([envs.single_action_space.n] * 4)
+    replacement = gymnasium.spaces.Box(0, 1, (4, 1))
+    envs.observation_space = replacement
+    assert envs.observation_space is replacement
+
+
 def test_sample_legal_is_uniform_and_legal():
     rng = np.random.default_rng(0)
     mask = np.zeros((30000, 6), bool)

@@ -56,6 +56,10 @@ class CompiledJunqiBatch(JunqiBatch):
         self._lower = np.ascontiguousarray(RANK_LOWER_BOUNDS)
         self._upper = np.ascontiguousarray(RANK_UPPER_BOUNDS)
 
+    def _observation_moved(self) -> None:
+        self._flat_observation = self.observation.reshape(self.num_envs, NUM_OBSERVATION_PLANES,
+                                                          NUM_POSTS)
+
     # ------------------------------------------------------------------ in and out
     def _set(self, index: int, state: JunqiState) -> None:
         i = index

@@ -136,6 +136,9 @@ class CompiledTBWBatched(TBWBatched):
         self._first = state_fields(self.build_state())
         self._reset_games(np.arange(num_envs, dtype=np.int64))
 
+    def _observation_moved(self) -> None:
+        self._games = self._games._replace(observation=self.observation.reshape(self.num_envs, -1))
+
     def _write(self, indices: np.ndarray, fields: dict) -> None:
         """Slots ``indices`` hold the position ``fields`` (as ``state_fields`` gives them)."""
         g = self._games
