@@ -56,6 +56,7 @@ from agents.common.params import (
     check_seed,
 )
 from agents.common.spec_syntax import cast_spec_values, spec_error, split_spec
+from agents.learned.agent import LearnedAgent
 from agents.policy.agent import PPOAgent
 from agents.policy.pretrained import pretrained_path
 from agents.random_agent import RandomAgent
@@ -98,6 +99,18 @@ def _ppo_params() -> dict[str, Param]:
     }
 
 
+def _learned(game: str | None = None, variant: str | None = None, **kw):
+    if "path" not in kw:
+        raise ValueError("learned needs path=<net.npz> (scripts/train_learned.py writes one)")
+    if game is not None and variant is not None and get_game(game).frame_depends_on_variant:
+        kw["variant"] = variant
+    return LearnedAgent(game=game, **kw)
+
+
+def _learned_params() -> dict[str, Param]:
+    return {"path": PathText(), "threads": Int(low=0, high=MAX_THREADS), "seed": SEED}
+
+
 # The agents every game may list in ``Game.agents``: the uniformly random one, and a learned
 # policy (ppo:pretrained, the shipped one, or ppo:path=runs/.../policy.npz) for any game with a
 # frame. A game's own agents are in its catalog (``Game.agent_catalog``), and a name may mean
@@ -106,6 +119,7 @@ def _ppo_params() -> dict[str, Param]:
 AGENTS: dict[str, AgentEntry] = {
     "random": AgentEntry(RandomAgent, lambda: declared(RandomAgent)),
     "ppo": AgentEntry(_ppo, _ppo_params, takes_game=True),
+    "learned": AgentEntry(_learned, _learned_params, takes_game=True),
 }
 
 

@@ -105,9 +105,10 @@ def description_problems(game: Any) -> list[str]:
     if not (isinstance(agents, tuple) and agents and all(isinstance(a, str) and a
                                                           for a in agents)):
         problems.append(f"agents {short_repr(agents)} is not a non-empty tuple of agent names")
-    elif "ppo" in agents and not game.has_frame:
-        problems.append("agents lists 'ppo', but the game declares no frame (Game.frame): "
-                        "learned agents cannot play it")
+    elif {"ppo", "learned"} & set(agents) and not game.has_frame:
+        listed = sorted({"ppo", "learned"} & set(agents))
+        problems.append(f"agents lists {' and '.join(map(repr, listed))}, but the game declares "
+                        f"no frame (Game.frame): learned agents cannot play it")
     reasons = getattr(game, "end_reasons", None)
     if not (isinstance(reasons, tuple) and reasons and all(isinstance(r, str) for r in reasons)):
         problems.append(f"end_reasons {short_repr(reasons)} is not a non-empty tuple of names")

@@ -64,7 +64,7 @@ class JunqiGame(Game):
     variant_noun = "rule set"
     default_variant = "ccgc"
     end_reasons = tuple(END_REASONS)
-    agents = ("random", "greedy", "mcts", "ucbmcts", "ismcts", "ppo")
+    agents = ("random", "greedy", "mcts", "ucbmcts", "ismcts", "ppo", "learned")
     agent_catalog = "agents.junqi.catalog"
     web_board = "agents.junqi.web_board"
     drawing = "agents.junqi.drawing"

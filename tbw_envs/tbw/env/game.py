@@ -64,7 +64,8 @@ class TBWGame(Game):
     variant_noun = "scenario"
     default_variant = "duel_5v5_8x8"
     end_reasons = tuple(END_REASONS)
-    agents = ("random", "greedy", "search", "exact", "alg5", "alg2", "oep", "tree", "ppo")
+    agents = ("random", "greedy", "search", "exact", "alg5", "alg2", "oep", "tree", "ppo",
+              "learned")
     agent_catalog = "agents.tbw.catalog"
     web_board = "agents.tbw.web_board"
     drawing = "agents.tbw.drawing"

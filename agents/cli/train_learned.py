@@ -1,0 +1,290 @@
+"""Self-play training of a policy-value network on the batched cores.
+
+    python scripts/train_learned.py --game junqi --updates 2000 --out runs/learned-junqi
+    python scripts/train_learned.py --out runs/learned-junqi --updates 4000   # carries on
+
+One network plays both seats of ``--envs`` games of ``tbw_envs.vector`` at once; every move is
+a training sample for its player (PPO with zero-sum advantages: ``agents.learned.selfplay``).
+An update is ``--rollout-steps`` moves in every game, then ``--epochs`` passes over them in
+minibatches of ``--minibatch``.
+
+``--out`` receives ``checkpoint.npz`` (everything a resume needs, plain arrays: loading runs no
+code; written every ``--checkpoint-every`` updates, when all games restart, so a resumed run
+makes the same weights as one never stopped), ``net.npz`` (the weights alone, what an agent
+plays), ``curve.csv`` (a row per update: losses, entropy, game lengths, env steps/s, and every
+``--eval-every`` updates the score against random play and against the network of the previous
+evaluation, with Wilson 95% intervals), ``learning_curve.png`` and ``run.json``. Given an
+``--out`` that holds a checkpoint, the run resumes from it: the settings are the checkpoint's
+(only ``--updates``, ``--eval-*``, ``--threads`` and ``--backend`` may change), and ``curve.csv``
+is cut back to the checkpoint's update.
+
+torch runs on ``--threads`` threads (default 1: torch's default threading is far slower for
+small networks on a small shared machine; docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from agents.cli.common import (
+    add_game_flag,
+    add_variant_flags,
+    given_variant,
+    missing_extra,
+    non_negative_int,
+    pick_game,
+    positive_int,
+    refuse_other_variants,
+    seed_value,
+)
+from tbw_envs.games import get_game
+
+# Games whose moves are (from tile, to tile) pairs over the planes' tiles (agents.learned.net).
+PAIRS_HEAD_GAMES = ("junqi",)
+CURVE_FIELDS = ("update", "env_steps", "seconds", "steps_per_second", "policy_loss",
+                "value_loss", "entropy", "approx_kl", "games_ended", "mean_game_plies",
+                "vs_random", "vs_random_low", "vs_random_high", "vs_previous",
+                "vs_previous_low", "vs_previous_high")
+SETTINGS = ("envs", "rollout_steps", "epochs", "minibatch", "lr", "entropy_coef", "channels",
+            "blocks", "head_channels", "checkpoint_every", "seed")
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number above 0, got {text!r}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    if text.strip() in ("0", "0.0"):
+        return 0.0
+    return positive_float(text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="train_learned.py", description=__doc__.splitlines()[0],
+        epilog=__doc__.split("\n\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_game_flag(parser)
+    parser.add_argument("--out", required=True, help="the run's folder (resumed if it holds a "
+                                                     "checkpoint)")
+    parser.add_argument("--updates", type=positive_int, required=True,
+                        help="train until this many updates are done in all")
+    parser.add_argument("--seed", type=seed_value, default=0)
+    parser.add_argument("--envs", type=positive_int, default=256)
+    parser.add_argument("--rollout-steps", type=positive_int, default=32)
+    parser.add_argument("--epochs", type=positive_int, default=1)
+    parser.add_argument("--minibatch", type=positive_int, default=2048)
+    parser.add_argument("--lr", type=positive_float, default=3e-4)
+    parser.add_argument("--entropy-coef", type=non_negative_float, default=0.01)
+    parser.add_argument("--channels", type=positive_int, default=32)
+    parser.add_argument("--blocks", type=non_negative_int, default=0)
+    parser.add_argument("--head-channels", type=positive_int, default=8)
+    parser.add_argument("--checkpoint-every", type=positive_int, default=50,
+                        help="updates between checkpoints (the games restart there)")
+    parser.add_argument("--eval-every", type=positive_int, default=50, help="updates")
+    parser.add_argument("--eval-games", type=positive_int, default=200,
+                        help="games per evaluation (even)")
+    parser.add_argument("--threads", type=non_negative_int, default=1,
+                        help="torch threads (0: torch's default)")
+    parser.add_argument("--backend", choices=["auto", "numba", "reference"], default="auto")
+    parser.add_argument("--no-progress", action="store_true")
+    add_variant_flags(parser)
+    return parser
+
+
+def _given_settings(argv: list[str]) -> set[str]:
+    flags = {"--" + name.replace("_", "-") for name in SETTINGS}
+    return {word.split("=")[0] for word in argv if word.split("=")[0] in flags}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.eval_games % 2:
+        parser.error(f"--eval-games must be even (seat-swapped pairs), got {args.eval_games}")
+    try:
+        import torch
+
+        from agents.learned.files import copy_net, load_net
+        from agents.training.selfplay import SelfPlayConfig, SelfPlayTrainer
+        from agents.training.selfplay_checkpoints import resume, save
+        from agents.training.selfplay_eval import play_match
+    except ImportError as exc:
+        return missing_extra("train_learned.py", "train", exc)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    out = Path(args.out)
+    checkpoint = out / "checkpoint.npz"
+    if checkpoint.is_file():
+        changed = sorted(_given_settings(argv))
+        if changed or args.game is not None or given_variant(args, args.game or "junqi"):
+            parser.error(f"{out} holds a checkpoint, whose settings the run keeps; drop "
+                         f"{', '.join(changed) or '--game and the variant flag'} (or pick "
+                         f"another --out)")
+        trainer = resume(checkpoint, backend=args.backend)
+        print(f"resuming {checkpoint} at update {trainer.updates_done} "
+              f"({trainer.env_steps:,} env steps)")
+    else:
+        game = pick_game(args, parser.error)
+        refuse_other_variants(args, game, parser.error)
+        description = get_game(game)
+        variant = given_variant(args, game) or description.default_variant
+        config = SelfPlayConfig(
+            game=game, variant={description.variant_flag: variant}, num_envs=args.envs,
+            rollout_steps=args.rollout_steps, epochs=args.epochs, minibatch=args.minibatch,
+            lr=args.lr, entropy_coef=args.entropy_coef, channels=args.channels,
+            blocks=args.blocks, head_channels=args.head_channels,
+            policy_head="pairs" if game in PAIRS_HEAD_GAMES else "flat",
+            restart_every=args.checkpoint_every)
+        try:
+            trainer = SelfPlayTrainer(config, seed=args.seed, backend=args.backend)
+        except ValueError as exc:
+            parser.error(str(exc))
+        out.mkdir(parents=True, exist_ok=True)
+        save(trainer, checkpoint)
+    config = trainer.config
+    if trainer.updates_done >= args.updates:
+        print(f"{out}: {trainer.updates_done} updates done already (--updates {args.updates})")
+        return 0
+    rows = _read_curve(out / "curve.csv", trainer.updates_done)
+    _write_curve(out / "curve.csv", rows)
+    previous = load_net(out / "previous_net.npz")[0] if (out / "previous_net.npz").is_file() \
+        else None
+    bar = _progress(args, trainer)
+    started = time.perf_counter()
+    steps_at_start = trainer.env_steps
+    while trainer.updates_done < args.updates:
+        stats = trainer.update()
+        row: dict[str, Any] = {field: "" for field in CURVE_FIELDS}
+        row.update({key: value for key, value in vars(stats).items() if key in CURVE_FIELDS})
+        row["steps_per_second"] = config.num_envs * config.rollout_steps / stats.seconds
+        if trainer.updates_done % args.eval_every == 0:
+            seed = args.seed * 7_919 + trainer.updates_done
+            score = play_match(trainer.net, "random", config.game, config.variant,
+                               args.eval_games, seed, args.backend)
+            row["vs_random"], (row["vs_random_low"], row["vs_random_high"]) = (
+                score.score, score.interval)
+            if previous is not None:
+                score = play_match(trainer.net, previous, config.game, config.variant,
+                                   args.eval_games, seed, args.backend)
+                row["vs_previous"], (row["vs_previous_low"], row["vs_previous_high"]) = (
+                    score.score, score.interval)
+            previous = copy_net(trainer.net)
+            save(trainer, out / "previous_net.npz", weights_only=True)
+        rows.append(row)
+        _append_curve(out / "curve.csv", row)
+        if trainer.updates_done % config.restart_every == 0:
+            save(trainer, checkpoint)
+            save(trainer, out / "net.npz", weights_only=True)
+        if bar is not None:
+            bar.update(config.num_envs * config.rollout_steps)
+            bar.set_postfix(update=trainer.updates_done, entropy=f"{stats.entropy:.2f}",
+                            vs_random=row["vs_random"] if row["vs_random"] != "" else "-")
+    if bar is not None:
+        bar.close()
+    wall = time.perf_counter() - started
+    save(trainer, out / "net.npz", weights_only=True)
+    if trainer.updates_done % config.restart_every:
+        print(f"note: update {trainer.updates_done} is not a checkpoint boundary (every "
+              f"{config.restart_every}); a resume carries on from update "
+              f"{trainer.updates_done - trainer.updates_done % config.restart_every}")
+    _write_run(out, argv, trainer, wall, trainer.env_steps - steps_at_start)
+    plotted = plot_curve(out)
+    print(f"{trainer.updates_done} updates, {trainer.env_steps:,} env steps; "
+          f"{(trainer.env_steps - steps_at_start) / wall:,.0f} env steps/s this run; "
+          f"{out / 'net.npz'}" + (f", {plotted}" if plotted else ""))
+    return 0
+
+
+def _progress(args: argparse.Namespace, trainer: Any):
+    if args.no_progress:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    per_update = trainer.config.num_envs * trainer.config.rollout_steps
+    return tqdm(total=args.updates * per_update, initial=trainer.updates_done * per_update,
+                unit="step", unit_scale=True, smoothing=0.05)
+
+
+def _read_curve(path: Path, updates_done: int) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    with open(path, newline="", encoding="utf-8") as handle:
+        return [row for row in csv.DictReader(handle) if int(row["update"]) <= updates_done]
+
+
+def _write_curve(path: Path, rows: list[dict[str, Any]]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, CURVE_FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _append_curve(path: Path, row: dict[str, Any]) -> None:
+    with open(path, "a", newline="", encoding="utf-8") as handle:
+        csv.DictWriter(handle, CURVE_FIELDS).writerow(row)
+
+
+def _write_run(out: Path, argv: list[str], trainer: Any, wall: float, steps: int) -> None:
+    path = out / "run.json"
+    runs = json.loads(path.read_text()) if path.is_file() else []
+    runs.append({"command": shlex.join(["python", "scripts/train_learned.py", *argv]),
+                 "updates_done": trainer.updates_done, "env_steps": trainer.env_steps,
+                 "wall_seconds": round(wall, 1), "env_steps_per_second": round(steps / wall),
+                 "machine": f"{platform.machine()}, Python {platform.python_version()}",
+                 "seed": trainer.seed})
+    path.write_text(json.dumps(runs, indent=1) + "\n")
+
+
+def plot_curve(out: Path) -> Path | None:
+    """``curve.csv`` as ``learning_curve.png``: the scores against random and the previous
+    evaluation's network, with their intervals, and the policy's entropy."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no learning-curve PNG (pip install matplotlib)")
+        return None
+    rows = _read_curve(out / "curve.csv", 10**12)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for key, label in (("vs_random", "vs random"), ("vs_previous", "vs previous evaluation")):
+        points = [r for r in rows if r[key] != ""]
+        if points:
+            x = [int(r["env_steps"]) for r in points]
+            left.plot(x, [float(r[key]) for r in points], marker="o", label=label)
+            left.fill_between(x, [float(r[key + "_low"]) for r in points],
+                              [float(r[key + "_high"]) for r in points], alpha=0.15)
+    left.axhline(0.5, color="grey", lw=0.8, ls="--")
+    left.set_ylim(0, 1)
+    left.set_xlabel("env steps")
+    left.set_title("score (Wilson 95%)")
+    left.grid(alpha=0.3)
+    left.legend(loc="lower right")
+    right.plot([int(r["env_steps"]) for r in rows], [float(r["entropy"]) for r in rows])
+    right.set_xlabel("env steps")
+    right.set_title("policy entropy")
+    right.grid(alpha=0.3)
+    fig.tight_layout()
+    path = out / "learning_curve.png"
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
