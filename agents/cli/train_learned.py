@@ -4,7 +4,9 @@
     python scripts/train_learned.py --out runs/learned-junqi --updates 4000   # carries on
 
 One network plays both seats of ``--envs`` games of ``tbw_envs.vector`` at once; every move is
-a training sample for its player (PPO with zero-sum advantages: ``agents.learned.selfplay``).
+a training sample for its player (PPO with zero-sum advantages: ``agents.training.selfplay``);
+``--league-fraction`` of the games are played against a past snapshot instead (one taken every
+``--snapshot-every`` updates, the newest ``--league-size`` kept), against forgetting.
 An update is ``--rollout-steps`` moves in every game, then ``--epochs`` passes over them in
 minibatches of ``--minibatch``.
 
@@ -55,7 +57,8 @@ CURVE_FIELDS = ("update", "env_steps", "seconds", "steps_per_second", "policy_lo
                 "vs_random", "vs_random_low", "vs_random_high", "vs_previous",
                 "vs_previous_low", "vs_previous_high")
 SETTINGS = ("envs", "rollout_steps", "epochs", "minibatch", "lr", "entropy_coef", "channels",
-            "blocks", "head_channels", "checkpoint_every", "seed")
+            "blocks", "head_channels", "checkpoint_every", "seed", "league_fraction",
+            "snapshot_every", "league_size")
 
 
 def positive_float(text: str) -> float:
@@ -72,6 +75,13 @@ def non_negative_float(text: str) -> float:
     if text.strip() in ("0", "0.0"):
         return 0.0
     return positive_float(text)
+
+
+def fraction(text: str) -> float:
+    value = non_negative_float(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"expected a share from 0 to 1, got {text!r}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -93,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--channels", type=positive_int, default=32)
     parser.add_argument("--blocks", type=non_negative_int, default=0)
     parser.add_argument("--head-channels", type=positive_int, default=8)
+    parser.add_argument("--league-fraction", type=fraction, default=0.25,
+                        help="share of the games played against a past snapshot (0: pure "
+                             "self-play)")
+    parser.add_argument("--snapshot-every", type=positive_int, default=25, help="updates")
+    parser.add_argument("--league-size", type=positive_int, default=8,
+                        help="snapshots kept (the newest)")
     parser.add_argument("--checkpoint-every", type=positive_int, default=50,
                         help="updates between checkpoints (the games restart there)")
     parser.add_argument("--eval-every", type=positive_int, default=50, help="updates")
@@ -150,7 +166,8 @@ def main(argv: list[str] | None = None) -> int:
             lr=args.lr, entropy_coef=args.entropy_coef, channels=args.channels,
             blocks=args.blocks, head_channels=args.head_channels,
             policy_head="pairs" if game in PAIRS_HEAD_GAMES else "flat",
-            restart_every=args.checkpoint_every)
+            restart_every=args.checkpoint_every, league_fraction=args.league_fraction,
+            snapshot_every=args.snapshot_every, league_size=args.league_size)
         try:
             trainer = SelfPlayTrainer(config, seed=args.seed, backend=args.backend)
         except ValueError as exc:
@@ -168,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     bar = _progress(args, trainer)
     started = time.perf_counter()
     steps_at_start = trainer.env_steps
+    session = _session_index(out)
     while trainer.updates_done < args.updates:
         stats = trainer.update()
         row: dict[str, Any] = {field: "" for field in CURVE_FIELDS}
@@ -191,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
         if trainer.updates_done % config.restart_every == 0:
             save(trainer, checkpoint)
             save(trainer, out / "net.npz", weights_only=True)
+            # So that a run killed between checkpoints still says what it did.
+            _write_run(out, argv, trainer, time.perf_counter() - started,
+                       trainer.env_steps - steps_at_start, session)
         if bar is not None:
             bar.update(config.num_envs * config.rollout_steps)
             bar.set_postfix(update=trainer.updates_done, entropy=f"{stats.entropy:.2f}",
@@ -203,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: update {trainer.updates_done} is not a checkpoint boundary (every "
               f"{config.restart_every}); a resume carries on from update "
               f"{trainer.updates_done - trainer.updates_done % config.restart_every}")
-    _write_run(out, argv, trainer, wall, trainer.env_steps - steps_at_start)
+    _write_run(out, argv, trainer, wall, trainer.env_steps - steps_at_start, session)
     plotted = plot_curve(out)
     print(f"{trainer.updates_done} updates, {trainer.env_steps:,} env steps; "
           f"{(trainer.env_steps - steps_at_start) / wall:,.0f} env steps/s this run; "
@@ -242,14 +263,23 @@ def _append_curve(path: Path, row: dict[str, Any]) -> None:
         csv.DictWriter(handle, CURVE_FIELDS).writerow(row)
 
 
-def _write_run(out: Path, argv: list[str], trainer: Any, wall: float, steps: int) -> None:
+def _session_index(out: Path) -> int:
+    """The index this session's entry takes in ``run.json`` (one entry per session)."""
+    path = out / "run.json"
+    return len(json.loads(path.read_text())) if path.is_file() else 0
+
+
+def _write_run(out: Path, argv: list[str], trainer: Any, wall: float, steps: int,
+               session: int) -> None:
     path = out / "run.json"
     runs = json.loads(path.read_text()) if path.is_file() else []
-    runs.append({"command": shlex.join(["python", "scripts/train_learned.py", *argv]),
-                 "updates_done": trainer.updates_done, "env_steps": trainer.env_steps,
-                 "wall_seconds": round(wall, 1), "env_steps_per_second": round(steps / wall),
-                 "machine": f"{platform.machine()}, Python {platform.python_version()}",
-                 "seed": trainer.seed})
+    entry = {"command": shlex.join(["python", "scripts/train_learned.py", *argv]),
+             "updates_done": trainer.updates_done, "env_steps": trainer.env_steps,
+             "wall_seconds": round(wall, 1),
+             "env_steps_per_second": round(steps / wall) if wall > 0 else None,
+             "machine": f"{platform.machine()}, Python {platform.python_version()}",
+             "seed": trainer.seed}
+    runs[session:] = [entry]
     path.write_text(json.dumps(runs, indent=1) + "\n")
 
 

@@ -58,14 +58,22 @@ class SelfPlayConfig:
     value_hidden: int = 64
     policy_head: str = "flat"
     restart_every: int = 50  # updates between game restarts, the only possible checkpoints
+    # A league against forgetting: this share of the games (the first slots) is played against
+    # a frozen past snapshot, one drawn per update; only the learner's moves there train the
+    # policy (the values of every position train the value head).
+    league_fraction: float = 0.0
+    snapshot_every: int = 25  # updates between snapshots
+    league_size: int = 8  # snapshots kept, the newest
 
     def check(self) -> SelfPlayConfig:
-        for name in ("num_envs", "rollout_steps", "epochs", "minibatch", "restart_every"):
+        for name in ("num_envs", "rollout_steps", "epochs", "minibatch", "restart_every",
+                     "snapshot_every", "league_size"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"SelfPlayConfig.{name} must be a positive int, got {value!r}")
         for name, low, high in (("lr", 0.0, 1.0), ("gamma", 0.0, 1.0), ("lam", 0.0, 1.0),
                                 ("clip", 0.0, 1.0), ("value_coef", 0.0, 100.0),
+                                ("league_fraction", 0.0, 1.0),
                                 ("entropy_coef", 0.0, 10.0), ("max_grad_norm", 0.0, 1e6)):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) \
@@ -132,6 +140,11 @@ class SelfPlayTrainer:
         self.generator = torch.Generator().manual_seed(self.seed + 1)
         self.updates_done = 0
         self.env_steps = 0
+        self.league: list[PolicyValueNet] = []
+        league_games = round(config.league_fraction * config.num_envs)
+        self._league_slot = np.arange(config.num_envs) < league_games
+        # In a league game the learner holds seat slot % 2, so it plays both sides.
+        self._learner_seat = np.arange(config.num_envs) % 2
         self._obs: np.ndarray | None = None
         self._info: dict[str, Any] | None = None
 
@@ -141,11 +154,14 @@ class SelfPlayTrainer:
         seed = (self.seed * 1_000_003 + self.updates_done * 7919) % (2**31)
         self._obs, self._info = self.envs.reset(seed=seed)
 
-    def _act(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, ...]:
+    def _sample(self, net: PolicyValueNet, obs: np.ndarray, mask: np.ndarray
+                ) -> tuple[np.ndarray, ...]:
+        """A draw from ``net``'s masked policy for every row: actions, their log-probabilities
+        and ``net``'s values."""
         listed, valid = legal_lists(mask)
         with torch.no_grad():
-            log_probs, value = self.net(torch.from_numpy(obs), torch.from_numpy(listed),
-                                        torch.from_numpy(valid))
+            log_probs, value = net(torch.from_numpy(obs), torch.from_numpy(listed),
+                                   torch.from_numpy(valid))
             # Gumbel-max: a draw from the masked softmax with our own generator.
             noise = torch.rand(log_probs.shape, generator=self.generator).clamp_(1e-12, 1.0)
             column = torch.argmax(log_probs - torch.log(-torch.log(noise)), dim=-1)
@@ -153,11 +169,23 @@ class SelfPlayTrainer:
         actions = listed[np.arange(listed.shape[0]), column.numpy()]
         return actions, chosen.numpy(), value.numpy()
 
+    def _take_snapshot(self) -> None:
+        twin = PolicyValueNet(self.net.config)
+        twin.load_state_dict(self.net.state_dict())
+        twin.eval()
+        self.league = [*self.league, twin][-self.config.league_size:]
+
     def collect(self) -> dict[str, np.ndarray]:
         """One rollout: ``rollout_steps`` moves in every game, both seats by the net."""
         cfg = self.config
         if self._obs is None or self.updates_done % cfg.restart_every == 0:
             self._restart_games()
+        if cfg.league_fraction and self.updates_done % cfg.snapshot_every == 0:
+            self._take_snapshot()
+        opponent = None
+        if self.league and self._league_slot.any():
+            pick = int(torch.randint(len(self.league), (1,), generator=self.generator))
+            opponent = self.league[pick]
         steps, n = cfg.rollout_steps, cfg.num_envs
         obs_shape = self._obs.shape[1:]
         batch = {
@@ -169,6 +197,8 @@ class SelfPlayTrainer:
             "reward": np.zeros((steps, n), np.float32),
             "done": np.zeros((steps, n), np.float32),
             "sign": np.zeros((steps, n), np.float32),
+            "learner": np.ones((steps, n), np.float32),  # 0: a league opponent's move
+            "mover": np.zeros((steps, n), np.int64),
         }
         rows = np.arange(n)
         ended_plies: list[np.ndarray] = []
@@ -176,8 +206,13 @@ class SelfPlayTrainer:
         for t in range(steps):
             mask = info["action_mask"]
             mover = info["current_player"]
-            actions, log_probs, values = self._act(obs, mask)
-            batch["obs"][t], batch["mask"][t] = obs, mask
+            actions, log_probs, values = self._sample(self.net, obs, mask)
+            if opponent is not None:
+                theirs = self._league_slot & (mover != self._learner_seat)
+                if theirs.any():
+                    actions[theirs] = self._sample(opponent, obs[theirs], mask[theirs])[0]
+                    batch["learner"][t] = ~theirs
+            batch["obs"][t], batch["mask"][t], batch["mover"][t] = obs, mask, mover
             batch["action"][t], batch["log_prob"][t], batch["value"][t] = actions, log_probs, values
             obs, rewards, terminated, _, info = self.envs.step(actions)
             batch["reward"][t] = rewards[rows, mover]
@@ -203,9 +238,10 @@ class SelfPlayTrainer:
         cfg = self.config
         total = cfg.rollout_steps * cfg.num_envs
         flat = {key: batch[key].reshape(total, *batch[key].shape[2:])
-                for key in ("obs", "mask", "action", "log_prob", "advantage", "target")}
+                for key in ("obs", "mask", "action", "log_prob", "advantage", "target",
+                            "learner")}
         tensors = {key: torch.from_numpy(flat[key])
-                   for key in ("obs", "log_prob", "advantage", "target")}
+                   for key in ("obs", "log_prob", "advantage", "target", "learner")}
         sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0}
         count = 0
         for _ in range(cfg.epochs):
@@ -218,24 +254,33 @@ class SelfPlayTrainer:
                 log_probs, values = self.net(tensors["obs"][index], torch.from_numpy(listed),
                                              torch.from_numpy(valid))
                 new_log_prob = log_probs.gather(1, torch.from_numpy(column)[:, None]).squeeze(1)
+                # The policy learns from the learner's own moves only (a league opponent's
+                # weigh 0); where a move is the opponent's, the ratio is held at 1, so an
+                # old log-probability of another policy's move cannot overflow it.
+                weight = tensors["learner"][index]
+                moves = weight.sum().clamp(min=1.0)
                 advantage = tensors["advantage"][index]
-                advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
-                ratio = torch.exp(new_log_prob - tensors["log_prob"][index])
-                policy_loss = -torch.min(
+                mean = (advantage * weight).sum() / moves
+                spread = (((advantage - mean) ** 2 * weight).sum() / moves).sqrt()
+                advantage = (advantage - mean) / (spread + 1e-8)
+                log_ratio = torch.where(weight > 0, new_log_prob - tensors["log_prob"][index],
+                                        0.0)
+                ratio = torch.exp(log_ratio)
+                policy_loss = -(torch.min(
                     ratio * advantage,
-                    torch.clamp(ratio, 1 - cfg.clip, 1 + cfg.clip) * advantage).mean()
+                    torch.clamp(ratio, 1 - cfg.clip, 1 + cfg.clip) * advantage) * weight
+                ).sum() / moves
                 value_loss = ((values - tensors["target"][index]) ** 2).mean()
                 probs = torch.exp(log_probs)
-                entropy = -(probs * torch.where(torch.from_numpy(valid), log_probs,
-                                                0.0)).sum(-1).mean()
+                entropy = -((probs * torch.where(torch.from_numpy(valid), log_probs,
+                                                 0.0)).sum(-1) * weight).sum() / moves
                 loss = policy_loss + cfg.value_coef * value_loss - cfg.entropy_coef * entropy
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
                 self.optimizer.step()
                 with torch.no_grad():
-                    log_ratio = new_log_prob - tensors["log_prob"][index]
-                    kl = ((torch.exp(log_ratio) - 1) - log_ratio).mean()
+                    kl = (((torch.exp(log_ratio) - 1) - log_ratio) * weight).sum() / moves
                 for key, value in (("policy_loss", policy_loss), ("value_loss", value_loss),
                                    ("entropy", entropy), ("approx_kl", kl)):
                     sums[key] += float(value.detach())

@@ -1,7 +1,8 @@
 """Checkpoints of a self-play run (``agents.training.selfplay``) in the network file format of
 ``agents.learned.files`` (plain arrays: loading runs no code), with what a resume needs besides
 the weights: ``adam/<i>/exp_avg``, ``adam/<i>/exp_avg_sq`` and ``adam/<i>/step`` per
-parameter, and ``generator``, the trainer's ``torch.Generator`` state. ``save(...,
+parameter, ``generator``, the trainer's ``torch.Generator`` state, and the league's snapshots
+(``league/<k>/param/<name>``). ``save(...,
 weights_only=True)`` writes the weights alone: what an agent plays.
 
 This module imports torch (the ``train`` extra).
@@ -24,7 +25,20 @@ from agents.learned.files import (
     open_file,
     write_arrays,
 )
+from agents.learned.net import PolicyValueNet
 from agents.training.selfplay import SelfPlayConfig, SelfPlayTrainer
+
+
+class _Prefixed:
+    """The entries of ``archive`` under ``prefix``, named without it (a league snapshot's
+    parameters as ``load_params`` reads a network's)."""
+
+    def __init__(self, archive, prefix: str):
+        self.archive, self.prefix = archive, prefix
+        self.files = [name[len(prefix):] for name in archive.files if name.startswith(prefix)]
+
+    def __getitem__(self, name: str):
+        return self.archive[self.prefix + name]
 
 
 def save(trainer: SelfPlayTrainer, path: str | os.PathLike, *, weights_only: bool = False
@@ -42,6 +56,10 @@ def save(trainer: SelfPlayTrainer, path: str | os.PathLike, *, weights_only: boo
                     arrays[f"adam/{index}/{key}"] = state[index][key].numpy()
                 arrays[f"adam/{index}/step"] = np.array([float(state[index]["step"])])
         arrays["generator"] = trainer.generator.get_state().numpy()
+        for number, snapshot in enumerate(trainer.league):
+            arrays.update({f"league/{number}/{name}": array
+                           for name, array in net_arrays(snapshot).items()})
+        metadata["league"] = len(trainer.league)
     return write_arrays(path, metadata, arrays)
 
 
@@ -74,6 +92,12 @@ def resume(path: str | os.PathLike, backend: str = "auto") -> SelfPlayTrainer:
     optimizer_state["state"] = state
     trainer.optimizer.load_state_dict(optimizer_state)
     trainer.generator.set_state(torch.from_numpy(archive["generator"].copy()))
+    for number in range(int(meta.get("league", 0))):
+        prefix = f"league/{number}/"
+        snapshot = PolicyValueNet(trainer.net.config)
+        load_params(snapshot, _Prefixed(archive, prefix), f"{path} ({prefix})")
+        snapshot.eval()
+        trainer.league.append(snapshot)
     trainer.updates_done = int(meta["updates_done"])
     trainer.env_steps = int(meta["env_steps"])
     return trainer

@@ -150,23 +150,25 @@ def weights(trainer):
 
 @pytest.mark.parametrize("game", ["junqi", "tbw"])
 def test_a_resumed_run_makes_the_same_weights_as_one_never_stopped(game, tmp_path):
-    straight = SelfPlayTrainer(small(game), seed=5)
+    # A league too: its snapshots are part of what a checkpoint restores.
+    league = {"league_fraction": 0.5, "snapshot_every": 1, "league_size": 2}
+    straight = SelfPlayTrainer(small(game, **league), seed=5)
     for _ in range(4):
         straight.update()
-    first = SelfPlayTrainer(small(game), seed=5)
+    first = SelfPlayTrainer(small(game, **league), seed=5)
     for _ in range(2):
         first.update()
     path = checkpoints.save(first, tmp_path / "run.npz")
     del first
     resumed = checkpoints.resume(path)
-    assert resumed.updates_done == 2
+    assert resumed.updates_done == 2 and len(resumed.league) == 2
     for _ in range(2):
         resumed.update()
     assert resumed.env_steps == straight.env_steps
     for ours, theirs in zip(weights(resumed), weights(straight), strict=True):
         assert torch.equal(ours, theirs)
     # Another seed makes other weights: the equality above is not a constant.
-    other = SelfPlayTrainer(small(game), seed=6)
+    other = SelfPlayTrainer(small(game, **league), seed=6)
     for _ in range(4):
         other.update()
     assert not all(torch.equal(a, b) for a, b in zip(weights(other), weights(straight),
@@ -225,3 +227,24 @@ def test_every_sample_is_the_movers_and_legal(game):
         assert (within == 1).any() and (within == -1).any()
     else:  # ccgc: the players alternate
         assert (within == -1).all()
+
+
+def test_league_games_train_on_the_learners_moves_only():
+    """With a league, the first games are played against a frozen snapshot, the learner in seat
+    slot % 2; exactly the snapshot's moves there carry no policy weight, and a snapshot does not
+    move when the learner learns."""
+    trainer = SelfPlayTrainer(small(num_envs=8, league_fraction=0.5, snapshot_every=1,
+                                    rollout_steps=12), seed=4)
+    trainer.update()  # update 0 takes the first snapshot (the untrained net)
+    snapshot = [p.detach().clone() for p in trainer.league[0].parameters()]
+    assert not all(torch.equal(a, b) for a, b in zip(snapshot, weights(trainer), strict=True))
+    batch = trainer.collect()
+    league = np.arange(8) < 4
+    learner_seat = np.arange(8) % 2
+    expected = league[None, :] & (batch["mover"] != learner_seat[None, :])
+    assert np.array_equal(batch["learner"] == 0, expected)
+    assert expected.any() and (league[None, :] & ~expected).any()
+    for before, after in zip(snapshot, trainer.league[0].parameters(), strict=True):
+        assert torch.equal(before, after)
+    stats = trainer.learn(batch)
+    assert np.isfinite(list(stats.values())).all()
