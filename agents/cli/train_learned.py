@@ -50,8 +50,6 @@ from agents.cli.common import (
 )
 from tbw_envs.games import get_game
 
-# Games whose moves are (from tile, to tile) pairs over the planes' tiles (agents.learned.net).
-PAIRS_HEAD_GAMES = ("junqi",)
 CURVE_FIELDS = ("update", "env_steps", "seconds", "steps_per_second", "policy_loss",
                 "value_loss", "entropy", "approx_kl", "games_ended", "mean_game_plies",
                 "vs_random", "vs_random_low", "vs_random_high", "vs_previous",
@@ -137,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         import torch
 
         from agents.learned.files import copy_net, load_net
+        from agents.learned.net import GAME_POLICY_HEADS
         from agents.training.selfplay import SelfPlayConfig, SelfPlayTrainer
         from agents.training.selfplay_checkpoints import resume, save
         from agents.training.selfplay_eval import play_match
@@ -165,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
             rollout_steps=args.rollout_steps, epochs=args.epochs, minibatch=args.minibatch,
             lr=args.lr, entropy_coef=args.entropy_coef, channels=args.channels,
             blocks=args.blocks, head_channels=args.head_channels,
-            policy_head="pairs" if game in PAIRS_HEAD_GAMES else "flat",
+            policy_head=GAME_POLICY_HEADS.get(game, "flat"),
             restart_every=args.checkpoint_every, league_fraction=args.league_fraction,
             snapshot_every=args.snapshot_every, league_size=args.league_size)
         try:

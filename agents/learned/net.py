@@ -26,7 +26,13 @@ ARCHITECTURE_KEYS = ("observation_shape", "num_actions", "channels", "blocks", "
 # 0 .. T*T-1 are (from tile, to tile) pairs over the board's T tiles in the planes' order (Junqi's
 # moves), scored as a dot product of a from-feature and a to-feature (T*T*k multiplications
 # instead of a T*k x T*T matrix); the rest of the actions from the board's mean features.
-POLICY_HEADS = ("flat", "pairs")
+# "units": actions are (unit slot, tile, target slot or none) in TBW's order,
+# ``(slot * T + tile) * (U + 1) + target``, then one last action (end the turn): each tile's 1x1
+# convolution gives one logit per (slot, target); the last action is scored from the board's
+# mean features.
+POLICY_HEADS = ("flat", "pairs", "units")
+# The head that fits each game's action ids ("flat" fits any game).
+GAME_POLICY_HEADS = {"junqi": "pairs", "tbw": "units"}
 LIMITS = {"channels": 512, "blocks": 32, "head_channels": 64, "value_hidden": 1024}
 
 
@@ -50,12 +56,24 @@ def check_config(config: Any) -> dict[str, Any]:
     if head == "pairs" and actions < tiles * tiles:
         raise ValueError(f"a pairs policy head needs at least {tiles * tiles} actions (every "
                          f"pair of the {tiles} tiles), got {actions}")
+    if head == "units" and units_per_side(tiles, actions) is None:
+        raise ValueError(f"a units policy head needs U * {tiles} * (U + 1) + 1 actions for some "
+                         f"U, got {actions}")
     for key, top in LIMITS.items():
         value = config[key]
         low = 0 if key == "blocks" else 1
         if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= top:
             raise ValueError(f"{key} must be an int in [{low}, {top}], got {value!r:.80}")
     return {**config, "observation_shape": tuple(shape)}
+
+
+def units_per_side(tiles: int, actions: int) -> int | None:
+    """U with ``actions == U * tiles * (U + 1) + 1``, or None."""
+    per_tile, rest = divmod(actions - 1, tiles)
+    if rest:
+        return None
+    units = int(per_tile ** 0.5)
+    return units if units >= 1 and units * (units + 1) == per_tile else None
 
 
 def default_config(observation_shape: tuple[int, ...], num_actions: int, *, channels: int = 32,
@@ -105,6 +123,29 @@ class PairsHead(nn.Module):
         return logits
 
 
+class UnitsHead(nn.Module):
+    """One logit per (unit slot, target) on every tile from a 1x1 convolution, and the last
+    action (end the turn) from the board's mean features (see ``POLICY_HEADS``), read at the
+    listed actions."""
+
+    def __init__(self, width: int, tiles: int, units: int):
+        super().__init__()
+        self.tiles, self.units = tiles, units
+        self.per_tile = nn.Conv2d(width, units * (units + 1), 1)
+        self.last = nn.Linear(width, 1)
+
+    def forward(self, x: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        tiles, choices = self.tiles, self.units + 1
+        last_action = self.units * tiles * choices
+        table = self.per_tile(x).flatten(2)  # (B, U * (U + 1), T)
+        unit_action = torch.where(actions < last_action, actions, 0)
+        rest, target = unit_action // choices, unit_action % choices
+        slot, tile = rest // tiles, rest % tiles
+        logits = table.flatten(1).gather(1, (slot * choices + target) * tiles + tile)
+        last = self.last(x.mean(dim=(2, 3)))  # (B, 1)
+        return torch.where(actions < last_action, logits, last)
+
+
 class PolicyValueNet(nn.Module):
     def __init__(self, config: dict[str, Any]):
         super().__init__()
@@ -118,6 +159,8 @@ class PolicyValueNet(nn.Module):
         actions = self.config["num_actions"]
         if self.config["policy_head"] == "pairs":
             self.policy_head = PairsHead(width, head, tiles, actions - tiles * tiles)
+        elif self.config["policy_head"] == "units":
+            self.policy_head = UnitsHead(width, tiles, units_per_side(tiles, actions))
         else:
             self.policy_head = FlatHead(width, head, tiles, actions)
         self.value_head = nn.Sequential(

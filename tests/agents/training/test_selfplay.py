@@ -13,6 +13,7 @@ pytest.importorskip("numba", reason="numba not installed (the fast extra)")
 
 from agents.learned.files import NetFileError, load_net  # noqa: E402
 from agents.learned.net import (  # noqa: E402
+    GAME_POLICY_HEADS,
     PolicyValueNet,
     check_config,
     default_config,
@@ -140,7 +141,7 @@ def small(game="junqi", **changes):
     variant = {"rules": "ccgc"} if game == "junqi" else {"scenario": "duel_5v5_8x8"}
     settings = dict(game=game, variant=variant, num_envs=16, rollout_steps=8, minibatch=64,
                     channels=8, blocks=1, head_channels=4, value_hidden=16, restart_every=2,
-                    policy_head="pairs" if game == "junqi" else "flat")
+                    policy_head=GAME_POLICY_HEADS[game])
     return SelfPlayConfig(**{**settings, **changes})
 
 
@@ -248,3 +249,30 @@ def test_league_games_train_on_the_learners_moves_only():
         assert torch.equal(before, after)
     stats = trainer.learn(batch)
     assert np.isfinite(list(stats.values())).all()
+
+
+def test_the_units_head_scores_each_unit_tile_and_target():
+    """TBW's ids ``(slot * T + tile) * (U + 1) + target`` read the 1x1 convolution's channel
+    ``slot * (U + 1) + target`` at the tile; the last id (end the turn) the mean features."""
+    torch.manual_seed(1)
+    units, tiles = 2, 6
+    actions = units * tiles * (units + 1) + 1
+    net = PolicyValueNet(default_config((4, 2, 3), actions, channels=8, blocks=0,
+                                        policy_head="units"))
+    planes = torch.rand(3, 4, 2, 3)
+    mask = np.ones((3, actions), bool)
+    listed, valid = legal_lists(mask)
+    log_probs, _ = net(planes, torch.from_numpy(listed), torch.from_numpy(valid))
+    features = net.blocks(net.stem(planes))
+    table = net.policy_head.per_tile(features).flatten(2)
+    last = net.policy_head.last(features.mean(dim=(2, 3)))[:, 0]
+    expected = torch.zeros(3, actions)
+    for slot in range(units):
+        for tile in range(tiles):
+            for target in range(units + 1):
+                action = (slot * tiles + tile) * (units + 1) + target
+                expected[:, action] = table[:, slot * (units + 1) + target, tile]
+    expected[:, -1] = last
+    assert torch.allclose(log_probs, torch.log_softmax(expected, dim=1), atol=1e-5)
+    with pytest.raises(ValueError, match="units policy head"):
+        default_config((4, 2, 3), actions + 1, policy_head="units")
