@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import ast
+from collections import deque
 from functools import cache
 from pathlib import Path
 
@@ -72,14 +73,6 @@ def tree(module: str) -> ast.Module:
     return ast.parse(modules()[module].read_text(encoding="utf-8"))
 
 
-def _type_checking_blocks(node: ast.AST) -> set[int]:
-    skipped = set()
-    for child in ast.walk(node):
-        if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
-            skipped.update(id(n) for stmt in child.body for n in ast.walk(stmt))
-    return skipped
-
-
 def _resolve(module: str, node: ast.ImportFrom) -> str:
     if not node.level:
         return node.module or ""
@@ -90,32 +83,43 @@ def _resolve(module: str, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
 @cache
-def imports(module: str, type_checking: bool = False) -> list[tuple[str, list[str], bool, int]]:
-    """``(imported module, names, inside a function, line)`` of every import that can run, and
-    with ``type_checking`` those under ``if TYPE_CHECKING:`` too."""
-    body = tree(module)
-    skipped = set() if type_checking else _type_checking_blocks(body)
-    in_function = set()
-    for node in ast.walk(body):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            in_function.update(id(n) for n in ast.walk(node) if n is not node)
+def _all_imports(module: str) -> list[tuple[tuple[str, list[str], bool, int], bool]]:
+    """Every import of ``module`` in ``ast.walk``'s order, each with whether it is under
+    ``if TYPE_CHECKING:``; one walk that hands each node's context down to its children (walks
+    of every function's and block's subtree cost the test module seconds)."""
     found = []
-    for node in ast.walk(body):
-        if id(node) in skipped:
-            continue
+    todo = deque([(tree(module), False, False)])
+    while todo:
+        node, in_function, type_checking = todo.popleft()
         if isinstance(node, ast.Import):
             for alias in node.names:
-                found.append((alias.name, [], id(node) in in_function, node.lineno))
+                found.append(((alias.name, [], in_function, node.lineno), type_checking))
         elif isinstance(node, ast.ImportFrom):
             target = _resolve(module, node)
             names = [alias.name for alias in node.names]
             # ``from package import module`` imports the submodule
             for name in names:
                 if f"{target}.{name}" in modules():
-                    found.append((f"{target}.{name}", [], id(node) in in_function, node.lineno))
-            found.append((target, names, id(node) in in_function, node.lineno))
+                    found.append(((f"{target}.{name}", [], in_function, node.lineno),
+                                  type_checking))
+            found.append(((target, names, in_function, node.lineno), type_checking))
+        inside = in_function or isinstance(node, FUNCTIONS)
+        checked = ({id(stmt) for stmt in node.body} if isinstance(node, ast.If)
+                   and "TYPE_CHECKING" in ast.unparse(node.test) else ())
+        for child in ast.iter_child_nodes(node):
+            todo.append((child, inside, type_checking or id(child) in checked))
     return found
+
+
+@cache
+def imports(module: str, type_checking: bool = False) -> list[tuple[str, list[str], bool, int]]:
+    """``(imported module, names, inside a function, line)`` of every import that can run, and
+    with ``type_checking`` those under ``if TYPE_CHECKING:`` too."""
+    return [entry for entry, checking in _all_imports(module) if type_checking or not checking]
 
 
 def project_target(name: str) -> str | None:
@@ -340,8 +344,8 @@ def test_games_are_told_apart_by_their_descriptions():
     names = bundled_game_names()
     found = [f"{path.relative_to(ROOT)}:{line}: {what}: "
              f"{path.read_text(encoding='utf-8').splitlines()[line - 1].strip()}"
-             for path in modules().values() if not about_one_game(path)
-             for line, what in game_name_uses(ast.parse(path.read_text(encoding="utf-8")), names)]
+             for module, path in modules().items() if not about_one_game(path)
+             for line, what in game_name_uses(tree(module), names)]
     assert not found, "\n".join(found)
 
 

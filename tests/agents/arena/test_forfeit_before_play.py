@@ -108,11 +108,19 @@ def test_a_reset_that_raises_forfeits_before_play(failing, workers, capsys):
     assert "failed in reset() (records 0, 1, 2, 3) cannot be checked" in forfeit_note(records)
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-@pytest.mark.parametrize(("agent", "reason"), [
+def in_workers_once(cases: list[tuple]) -> list:
+    """Each case with ``workers`` 1 (this process) and 2 (worker processes), the second only for
+    the first case by default and under ``slow`` for the others: ``play_task`` turns every fault
+    into the same forfeit or ``AgentError``, which the pool hands back the same way, and a pool
+    costs about 1.5 s to start."""
+    return ([(*case, 1) for case in cases] + [(*cases[0], 2)]
+            + [pytest.param(*case, 2, marks=pytest.mark.slow) for case in cases[1:]])
+
+
+@pytest.mark.parametrize(("agent", "reason", "workers"), in_workers_once([
     ("LayoutRaises", "layout() raised RuntimeError: cannot deploy"),
     ("LayoutInvalid", "chose a layout the rules refuse: layout of "),
-])
+]))
 def test_a_junqi_layout_that_raises_or_is_refused_forfeits_before_play(failing, agent, reason,
                                                                        workers):
     bad = failing[agent]
@@ -152,14 +160,13 @@ def test_a_thinking_that_raises_forfeits_the_move_it_followed(failing):
     assert all(g.forfeit is None for g in plain.games)
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-@pytest.mark.parametrize(("game", "agent", "extra", "said"), [
+@pytest.mark.parametrize(("game", "agent", "extra", "said", "workers"), in_workers_once([
     ("tbw", "ResetRaises", {}, "reset() raised OSError: the reset is broken before play"),
     ("junqi", "LayoutRaises", {}, "layout() raised RuntimeError: cannot deploy before play"),
     ("junqi", "LayoutInvalid", {}, "chose a layout the rules refuse: layout of "),
     ("tbw", "ThinkingRaisesOnThird", {"record_thinking": True},
      "thinking() raised KeyError: 'lost my thoughts' on ply "),
-])
+]))
 def test_under_stop_a_fault_outside_act_stops_the_run_with_one_line(failing, workers, game,
                                                                     agent, extra, said):
     with pytest.raises(AgentError) as error:
