@@ -107,10 +107,6 @@ def _learned(game: str | None = None, variant: str | None = None, **kw):
     return LearnedAgent(game=game, **kw)
 
 
-def _learned_params() -> dict[str, Param]:
-    return {"path": PathText(), "threads": Int(low=0, high=MAX_THREADS), "seed": SEED}
-
-
 # The agents every game may list in ``Game.agents``: the uniformly random one, and a learned
 # policy (ppo:pretrained, the shipped one, or ppo:path=runs/.../policy.npz) for any game with a
 # frame. A game's own agents are in its catalog (``Game.agent_catalog``), and a name may mean
@@ -119,7 +115,7 @@ def _learned_params() -> dict[str, Param]:
 AGENTS: dict[str, AgentEntry] = {
     "random": AgentEntry(RandomAgent, lambda: declared(RandomAgent)),
     "ppo": AgentEntry(_ppo, _ppo_params, takes_game=True),
-    "learned": AgentEntry(_learned, _learned_params, takes_game=True),
+    "learned": AgentEntry(_learned, lambda: declared(LearnedAgent), takes_game=True),
 }
 
 

@@ -85,6 +85,11 @@ class Game(ABC):
     # plays on the same planes and actions (Junqi's rule sets), so a learned policy is checked
     # against the variant only where it matters.
     frame_depends_on_variant: bool = True
+    # How the frame's action ids are built, for a network head that scores them by their parts:
+    # "tile_pairs" (ids 0 .. T*T-1 are (from tile, to tile) over the planes' T tiles, the rest
+    # anything), "unit_tile_target" (``(slot * T + tile) * (U + 1) + target``, then one last
+    # id), or None (no structure a head may rely on).
+    action_structure: str | None = None
     # Where the layers above find this game's own parts, as dotted module paths that they import
     # when they need them (so the description imports nothing above the envs). None: the game
     # has none, and the layer falls back to what works for every game.

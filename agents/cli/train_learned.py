@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         import torch
 
         from agents.learned.files import copy_net, load_net
-        from agents.learned.net import GAME_POLICY_HEADS
+        from agents.learned.net import policy_head_for
         from agents.training.selfplay import SelfPlayConfig, SelfPlayTrainer
         from agents.training.selfplay_checkpoints import resume, save
         from agents.training.selfplay_eval import play_match
@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
             rollout_steps=args.rollout_steps, epochs=args.epochs, minibatch=args.minibatch,
             lr=args.lr, entropy_coef=args.entropy_coef, channels=args.channels,
             blocks=args.blocks, head_channels=args.head_channels,
-            policy_head=GAME_POLICY_HEADS.get(game, "flat"),
+            policy_head=policy_head_for(game),
             restart_every=args.checkpoint_every, league_fraction=args.league_fraction,
             snapshot_every=args.snapshot_every, league_size=args.league_size)
         try:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.common.params import MAX_THREADS
+from agents.common.params import MAX_THREADS, SEED, Int, PathText
 from agents.policy.architectures import require_train_extra
 from tbw_envs.games import game_names, get_game
 
@@ -26,6 +26,7 @@ FLIP = True
 
 class LearnedAgent:
     name = "learned"
+    PARAMS = {"path": PathText(), "threads": Int(low=0, high=MAX_THREADS), "seed": SEED}
 
     def __init__(self, path: str | os.PathLike, threads: int = 1, seed: int | None = None, *,
                  game: str | None = None, variant: Any = None):

@@ -20,6 +20,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from tbw_envs.games import get_game
+
 ARCHITECTURE_KEYS = ("observation_shape", "num_actions", "channels", "blocks", "head_channels",
                      "value_hidden", "policy_head")
 # "flat": a linear layer from every tile's head features to every action. "pairs": actions
@@ -31,8 +33,14 @@ ARCHITECTURE_KEYS = ("observation_shape", "num_actions", "channels", "blocks", "
 # convolution gives one logit per (slot, target); the last action is scored from the board's
 # mean features.
 POLICY_HEADS = ("flat", "pairs", "units")
-# The head that fits each game's action ids ("flat" fits any game).
-GAME_POLICY_HEADS = {"junqi": "pairs", "tbw": "units"}
+# The head for each action structure a game declares (``Game.action_structure``); "flat" fits
+# any game.
+STRUCTURE_HEADS = {"tile_pairs": "pairs", "unit_tile_target": "units"}
+
+
+def policy_head_for(game: str) -> str:
+    """The policy head that fits ``game``'s action ids."""
+    return STRUCTURE_HEADS.get(get_game(game).action_structure, "flat")
 LIMITS = {"channels": 512, "blocks": 32, "head_channels": 64, "value_hidden": 1024}
 
 

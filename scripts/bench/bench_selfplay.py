@@ -37,13 +37,13 @@ VARIANTS = {"junqi": {"rules": "ccgc"}, "tbw": {"scenario": "duel_5v5_8x8"}}
 def selfplay_rate(game: str, net: str, threads: int, updates: int, args) -> dict:
     import torch
 
-    from agents.learned.net import GAME_POLICY_HEADS
+    from agents.learned.net import policy_head_for
     from agents.training.selfplay import SelfPlayConfig, SelfPlayTrainer
 
     torch.set_num_threads(threads)
     config = SelfPlayConfig(game=game, variant=VARIANTS[game], num_envs=args.envs,
                             rollout_steps=args.rollout_steps, epochs=args.epochs,
-                            minibatch=args.minibatch, policy_head=GAME_POLICY_HEADS[game],
+                            minibatch=args.minibatch, policy_head=policy_head_for(game),
                             **NETS[net])
     trainer = SelfPlayTrainer(config, seed=0)
     trainer.update()

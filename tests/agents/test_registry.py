@@ -21,6 +21,7 @@ from agents.junqi import (
     MCTSAgent,
     UCBMCTSAgent,
 )
+from agents.learned.agent import LearnedAgent
 from agents.random_agent import RandomAgent
 from agents.registry import (
     AGENTS,
@@ -309,7 +310,7 @@ def test_every_declared_spec_parameter_is_a_constructor_parameter():
                ("greedy", "junqi"): JunqiGreedyAgent, "mcts": MCTSAgent, "ucbmcts": UCBMCTSAgent,
                "ismcts": ISMCTSAgent, "search": TBWSearchAgent, "exact": TBWSearchAgent,
                "alg5": TBWSearchAgent, "alg2": TBWSearchAgent, "oep": OEPAgent,
-               "tree": TBWTreeAgent}
+               "tree": TBWTreeAgent, "learned": LearnedAgent}
     for name in agent_names():
         for game in agent_games(name):
             cls = classes.get((name, game), classes.get(name))
@@ -328,10 +329,11 @@ def test_every_declared_spec_parameter_is_a_constructor_parameter():
 
 # ------------------------------------------------------------------ where the agents are
 def test_generic_agents_are_the_registrys_and_each_games_own_are_its_catalogs():
-    assert set(AGENTS) == {"random", "ppo"}
-    assert agent_names() == ["alg2", "alg5", "exact", "greedy", "ismcts", "mcts", "oep", "ppo",
-                             "random", "search", "tree", "ucbmcts"]
-    assert agent_names("junqi") == ["greedy", "ismcts", "mcts", "ppo", "random", "ucbmcts"]
+    assert set(AGENTS) == {"random", "ppo", "learned"}
+    assert agent_names() == ["alg2", "alg5", "exact", "greedy", "ismcts", "learned", "mcts",
+                             "oep", "ppo", "random", "search", "tree", "ucbmcts"]
+    assert agent_names("junqi") == ["greedy", "ismcts", "learned", "mcts", "ppo", "random",
+                                    "ucbmcts"]
     from agents.junqi import catalog as junqi_catalog
     from agents.tbw import catalog as tbw_catalog
 

@@ -65,6 +65,7 @@ class JunqiGame(Game):
     default_variant = "ccgc"
     end_reasons = tuple(END_REASONS)
     agents = ("random", "greedy", "mcts", "ucbmcts", "ismcts", "ppo", "learned")
+    action_structure = "tile_pairs"
     agent_catalog = "agents.junqi.catalog"
     web_board = "agents.junqi.web_board"
     drawing = "agents.junqi.drawing"

@@ -66,6 +66,7 @@ class TBWGame(Game):
     end_reasons = tuple(END_REASONS)
     agents = ("random", "greedy", "search", "exact", "alg5", "alg2", "oep", "tree", "ppo",
               "learned")
+    action_structure = "unit_tile_target"
     agent_catalog = "agents.tbw.catalog"
     web_board = "agents.tbw.web_board"
     drawing = "agents.tbw.drawing"

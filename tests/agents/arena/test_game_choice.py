@@ -90,7 +90,8 @@ def test_an_unknown_agent_gets_the_games_agents_and_a_guess():
         make_agent("ismct", game="junqi")
     message = str(error.value)
     assert "unknown agent 'ismct'; did you mean 'ismcts' or 'mcts'?" in message
-    assert "known agents for junqi: ['greedy', 'ismcts', 'mcts', 'ppo', 'random', " in message
+    assert ("known agents for junqi: ['greedy', 'ismcts', 'learned', 'mcts', 'ppo', 'random', "
+            in message)
     assert "'exact'" not in message  # a TBW agent would be refused next anyway
     with pytest.raises(ValueError, match=r"unknown agent 'minimax'; known agents for tbw: "):
         make_agent("minimax", game="tbw")

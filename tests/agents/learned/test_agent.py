@@ -17,7 +17,7 @@ pytest.importorskip("numba", reason="numba not installed (the fast extra)")
 from agents.arena import run_round_robin  # noqa: E402
 from agents.cli import train_learned  # noqa: E402
 from agents.learned.files import load_net  # noqa: E402
-from agents.learned.net import GAME_POLICY_HEADS, greedy_actions  # noqa: E402
+from agents.learned.net import greedy_actions, policy_head_for  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.training import selfplay_checkpoints as checkpoints  # noqa: E402
 from agents.training.selfplay import SelfPlayConfig, SelfPlayTrainer  # noqa: E402
@@ -31,7 +31,7 @@ VARIANTS = {"junqi": {"rules": "ccgc"}, "tbw": {"scenario": "duel_5v5_8x8"}}
 def trained_file(tmp_path, game, updates=1):
     config = SelfPlayConfig(game=game, variant=VARIANTS[game], num_envs=8, rollout_steps=8,
                             minibatch=32, channels=8, blocks=1, head_channels=4,
-                            value_hidden=16, policy_head=GAME_POLICY_HEADS[game])
+                            value_hidden=16, policy_head=policy_head_for(game))
     trainer = SelfPlayTrainer(config, seed=3)
     for _ in range(updates):
         trainer.update()

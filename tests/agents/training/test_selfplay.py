@@ -13,11 +13,11 @@ pytest.importorskip("numba", reason="numba not installed (the fast extra)")
 
 from agents.learned.files import NetFileError, load_net  # noqa: E402
 from agents.learned.net import (  # noqa: E402
-    GAME_POLICY_HEADS,
     PolicyValueNet,
     check_config,
     default_config,
     legal_lists,
+    policy_head_for,
 )
 from agents.training import selfplay_checkpoints as checkpoints  # noqa: E402
 from agents.training.selfplay import (  # noqa: E402
@@ -141,7 +141,7 @@ def small(game="junqi", **changes):
     variant = {"rules": "ccgc"} if game == "junqi" else {"scenario": "duel_5v5_8x8"}
     settings = dict(game=game, variant=variant, num_envs=16, rollout_steps=8, minibatch=64,
                     channels=8, blocks=1, head_channels=4, value_hidden=16, restart_every=2,
-                    policy_head=GAME_POLICY_HEADS[game])
+                    policy_head=policy_head_for(game))
     return SelfPlayConfig(**{**settings, **changes})
 
 
