@@ -43,7 +43,7 @@ class SelfPlayConfig:
     variant: dict[str, Any] = dataclasses.field(default_factory=dict)
     num_envs: int = 256
     rollout_steps: int = 32
-    epochs: int = 2
+    epochs: int = 1
     minibatch: int = 2048
     lr: float = 3e-4
     gamma: float = 1.0
