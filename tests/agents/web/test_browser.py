@@ -9,6 +9,7 @@ Run with ``python -m pytest -m browser`` (docs/web.md: installing Chromium)."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import shutil
@@ -80,8 +81,30 @@ def wait_for_turn_or_end(page, after: int | None = None) -> str:
         }""", arg=after, timeout=60_000).json_value()
 
 
+def seed_new_games(page, seed: int) -> None:
+    """The page sends no seed (the server draws one); the games a test clicks through replay
+    the same when its new games carry one."""
+    def add_seed(route):
+        request = route.request
+        if request.method != "POST":
+            route.continue_()
+            return
+        body = json.loads(request.post_data or "{}")
+        route.continue_(post_data=json.dumps({**body, "seed": seed}))
+
+    page.route("**/api/play", add_seed)
+
+
 def test_a_whole_tbw_game_against_random_by_clicking(page, tmp_path):
-    new_game(page, "tbw", "hex_skirmish", seat="1")
+    seed_new_games(page, 3)
+    try:
+        new_game(page, "tbw", "hex_skirmish", seat="1")
+        play_tbw_by_clicking(page, tmp_path)
+    finally:
+        page.unroute("**/api/play")
+
+
+def play_tbw_by_clicking(page, tmp_path):
     rand = random.Random(0)
     turns = attacks = 0
     status = wait_for_turn_or_end(page)
