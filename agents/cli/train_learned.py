@@ -59,20 +59,24 @@ SETTINGS = ("envs", "rollout_steps", "epochs", "minibatch", "lr", "entropy_coef"
             "snapshot_every", "league_size")
 
 
-def positive_float(text: str) -> float:
+def _number(text: str, low: float, above: bool) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number above 0, got {text!r}")
+    if not math.isfinite(value) or value < low or (above and value == low):
+        bound = "above" if above else "at least"
+        raise argparse.ArgumentTypeError(f"expected a finite number {bound} {low:g}, got "
+                                         f"{text!r}")
     return value
 
 
+def positive_float(text: str) -> float:
+    return _number(text, 0.0, above=True)
+
+
 def non_negative_float(text: str) -> float:
-    if text.strip() in ("0", "0.0"):
-        return 0.0
-    return positive_float(text)
+    return _number(text, 0.0, above=False)
 
 
 def fraction(text: str) -> float:
