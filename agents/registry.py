@@ -56,7 +56,7 @@ from agents.common.params import (
     check_seed,
 )
 from agents.common.spec_syntax import cast_spec_values, spec_error, split_spec
-from agents.learned.agent import LearnedAgent
+from agents.learned.agent import LearnedAgent, take_net_path
 from agents.policy.agent import PPOAgent
 from agents.policy.pretrained import pretrained_path
 from agents.random_agent import RandomAgent
@@ -100,8 +100,7 @@ def _ppo_params() -> dict[str, Param]:
 
 
 def _learned(game: str | None = None, variant: str | None = None, **kw):
-    if "path" not in kw:
-        raise ValueError("learned needs path=<net.npz> (scripts/train_learned.py writes one)")
+    take_net_path(game, kw)
     if game is not None and variant is not None and get_game(game).frame_depends_on_variant:
         kw["variant"] = variant
     return LearnedAgent(game=game, **kw)
@@ -115,7 +114,8 @@ def _learned(game: str | None = None, variant: str | None = None, **kw):
 AGENTS: dict[str, AgentEntry] = {
     "random": AgentEntry(RandomAgent, lambda: declared(RandomAgent)),
     "ppo": AgentEntry(_ppo, _ppo_params, takes_game=True),
-    "learned": AgentEntry(_learned, lambda: declared(LearnedAgent), takes_game=True),
+    "learned": AgentEntry(_learned, lambda: declared(LearnedAgent, extra={"pretrained": Bool()}),
+                          takes_game=True),
 }
 
 

@@ -1,10 +1,14 @@
 """A self-play network (``scripts/train_learned.py``) as an arena agent, for either seat.
 
 ``learned:path=runs/learned-junqi/net.npz`` plays the network's most likely legal move: one
-forward pass a move, no search. The agent builds the planes and the legal mask from the view it
-is handed with the game's frame (``Game.frame``: the encoders the envs use, so they equal what
-the network saw in training) and maps the chosen action back to the core's. A Junqi view holds
-no hidden identity, so neither can the agent.
+forward pass a move, no search; ``learned:pretrained`` plays the shipped network of the game
+(``agents.policy.pretrained``). A game may also let the network guide its search: Junqi's
+``learned:pretrained,simulations=200`` (``agents.junqi.guided``).
+
+The agent builds the planes and the legal mask from the view it is handed with the game's frame
+(``Game.frame``: the encoders the envs use, so they equal what the network saw in training) and
+maps the chosen action back to the core's. A Junqi view holds no hidden identity, so neither can
+the agent.
 
 torch is imported when the agent is built (the ``train`` extra).
 """
@@ -18,10 +22,23 @@ import numpy as np
 
 from agents.common.params import MAX_THREADS, SEED, Int, PathText
 from agents.policy.architectures import require_train_extra
+from agents.policy.pretrained import pretrained_path
 from tbw_envs.games import game_names, get_game
 
 # The TBW envs turn the board for side 1 by default; the batched envs train in that frame.
 FLIP = True
+
+
+def take_net_path(game: str | None, kw: dict) -> None:
+    """Turn a ``learned`` spec's ``pretrained`` flag into the shipped network's ``path`` (in
+    ``kw``), or check that a ``path`` was given."""
+    if kw.pop("pretrained", False):
+        if "path" in kw:
+            raise ValueError("give learned:pretrained or learned:path=..., not both")
+        kw["path"] = str(pretrained_path(game, "learned"))
+    elif "path" not in kw:
+        raise ValueError("learned needs path=<net.npz> (scripts/train_learned.py writes one) or "
+                         "pretrained (the shipped network)")
 
 
 class LearnedAgent:
@@ -78,6 +95,33 @@ class LearnedAgent:
         if isinstance(planes, dict):
             planes = planes["observation"]
         return np.asarray(planes, np.float32), np.asarray(mask, bool)
+
+    def evaluate(self, view) -> tuple[dict[int, float], float]:
+        """The network's probability of each legal move of ``view`` (by the core's action) and
+        its value of the position for the player to move, in [-1, 1]."""
+        import torch
+
+        from agents.learned.net import legal_lists
+
+        planes, mask = self.encode(view)
+        if not mask.any():
+            raise ValueError(f"{self.name}: the view has no legal action (is the game over?)")
+        listed, valid = legal_lists(mask[None])
+        with torch.no_grad():
+            log_probs, values = self.net(torch.from_numpy(planes[None]),
+                                         torch.from_numpy(listed), torch.from_numpy(valid))
+        frame = self._frame(view)
+        probabilities = np.exp(log_probs[0].numpy().astype(np.float64))
+        by_move = {int(frame.to_core(view, int(action))): float(p)
+                   for action, p, real in zip(listed[0], probabilities, valid[0], strict=True)
+                   if real}
+        return by_move, float(values[0])
+
+    def move_probabilities(self, view, moves) -> list[float]:
+        """The network's probability of each of ``moves`` (the core's actions) in ``view``, in
+        their order (0 for a move it does not list as legal): a prior for a search."""
+        by_move, _ = self.evaluate(view)
+        return [by_move.get(int(move), 0.0) for move in moves]
 
     def act(self, view) -> int:
         from agents.learned.net import greedy_actions

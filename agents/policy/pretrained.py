@@ -1,12 +1,14 @@
-"""The learned agents shipped with the project: one MaskablePPO policy per game, by name.
+"""The learned agents shipped with the project, by name: per game a MaskablePPO policy
+(``ppo:pretrained``) and a self-play policy-value network (``learned:pretrained``).
 
-``ppo:pretrained`` (``make_agent("ppo:pretrained", game=...)``) plays the shipped policy of the
-game being played. The files are ``policy.npz`` policy files (weights plus a JSON architecture,
-read without pickle: ``agents.policy.policy_files``) in ``configs/agents/pretrained/``; the
-manifest ``configs/agents/pretrained.yaml`` names each game's file, its SHA-256, and the
-scenario or rule set it was trained for. A file whose hash does not match the manifest is
-refused, so what plays is what docs/results.md measured (with the command, seed, steps and wall
-time that made it).
+``make_agent("ppo:pretrained", game=...)`` plays the shipped policy of the game being played;
+``learned:pretrained`` the shipped network. The files are in ``configs/agents/pretrained/``:
+``policy.npz`` policy files (weights plus a JSON architecture, read without pickle:
+``agents.policy.policy_files``) and ``net.npz`` network files (``agents.learned.files``, also
+plain arrays). Each kind's manifest (``MANIFESTS``: ``configs/agents/pretrained.yaml`` and
+``configs/agents/learned.yaml``) names each game's file, its SHA-256, and the scenario or rule
+set it was trained for. A file whose hash does not match its manifest is refused, so what plays
+is what docs/results.md measured (with the command, seed and steps that made it).
 """
 
 from __future__ import annotations
@@ -22,15 +24,20 @@ from tbw_envs.core.yaml_loader import ConfigError, load_yaml
 from tbw_envs.games import game_names
 
 MANIFEST_KEYS = {"file", "sha256", "trained_for", "command", "seed", "steps"}
+# Each shipped kind of learned agent (the agent's name in a spec) and its manifest.
+MANIFESTS = {"ppo": "pretrained.yaml", "learned": "learned.yaml"}
 
 
-def manifest_path() -> Path:
-    return configs_dir() / "agents" / "pretrained.yaml"
+def manifest_path(agent: str = "ppo") -> Path:
+    if agent not in MANIFESTS:
+        raise ValueError(f"no {short_repr(agent)} agent is shipped; the shipped kinds are "
+                         f"{', '.join(MANIFESTS)}")
+    return configs_dir() / "agents" / MANIFESTS[agent]
 
 
-def manifest() -> dict[str, dict[str, Any]]:
-    """Each shipped game's entry of ``configs/agents/pretrained.yaml``, checked."""
-    path = manifest_path()
+def manifest(agent: str = "ppo") -> dict[str, dict[str, Any]]:
+    """Each shipped game's entry of ``agent``'s manifest (``MANIFESTS``), checked."""
+    path = manifest_path(agent)
     data = load_yaml(path)
     if not isinstance(data, dict) or not set(data) <= set(game_names()):
         raise ConfigError(f"{path}: expected a mapping with keys among {list(game_names())}")
@@ -45,28 +52,29 @@ def manifest() -> dict[str, dict[str, Any]]:
     return data
 
 
-def pretrained_path(game: Any) -> Path:
-    """The shipped policy file of ``game``, after checking its SHA-256 against the manifest."""
+def pretrained_path(game: Any, agent: str = "ppo") -> Path:
+    """The shipped file of ``agent`` (``MANIFESTS``) for ``game``, after checking its SHA-256
+    against the manifest."""
     if not isinstance(game, str) or game not in game_names():
-        raise ValueError(f"ppo:pretrained needs the game it is to play "
+        raise ValueError(f"{agent}:pretrained needs the game it is to play "
                          f"({' or '.join(game_names())}), got {short_repr(game)}; "
-                         f"make_agent('ppo:pretrained', game=...)")
-    entries = manifest()
+                         f"make_agent('{agent}:pretrained', game=...)")
+    entries = manifest(agent)
     if game not in entries:
-        raise ValueError(f"no learned {game} agent is shipped ({manifest_path()} lists "
-                         f"{sorted(entries)})")
+        raise ValueError(f"no {agent}:pretrained agent of {game} is shipped "
+                         f"({manifest_path(agent)} lists {sorted(entries)})")
     entry = entries[game]
     path = configs_dir() / "agents" / entry["file"]
     if not path.is_file():
-        raise FileNotFoundError(f"the shipped {game} policy {path} is missing; reinstall the "
-                                f"package")
+        raise FileNotFoundError(f"the shipped {game} {agent} file {path} is missing; reinstall "
+                                f"the package")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != entry["sha256"]:
-        raise ValueError(f"the shipped {game} policy {path} has SHA-256 {digest}, the manifest "
-                         f"says {entry['sha256']}: the file was changed or damaged")
+        raise ValueError(f"the shipped {game} {agent} file {path} has SHA-256 {digest}, the "
+                         f"manifest says {entry['sha256']}: the file was changed or damaged")
     return path
 
 
-def trained_for(game: str) -> str:
-    """The scenario (TBW) or rule set (Junqi) the shipped policy of ``game`` learned on."""
-    return str(manifest()[game]["trained_for"])
+def trained_for(game: str, agent: str = "ppo") -> str:
+    """The scenario (TBW) or rule set (Junqi) the shipped ``agent`` of ``game`` learned on."""
+    return str(manifest(agent)[game]["trained_for"])

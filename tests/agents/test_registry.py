@@ -21,6 +21,7 @@ from agents.junqi import (
     MCTSAgent,
     UCBMCTSAgent,
 )
+from agents.junqi.guided import GuidedSearchAgent
 from agents.learned.agent import LearnedAgent
 from agents.random_agent import RandomAgent
 from agents.registry import (
@@ -319,9 +320,13 @@ def test_every_declared_spec_parameter_is_a_constructor_parameter():
                 assert declared == {"path", "pretrained", "deterministic", "threads"}
                 continue
             accepted = set(inspect.signature(cls).parameters)
-            # What the registry itself turns into arguments: TBW weights=, and ismcts's
-            # policy= (a learned policy, passed on as root_prior).
-            made_by_registry = {"weights"} | ({"policy"} if name == "ismcts" else set())
+            # What the registry itself turns into arguments: TBW weights=, ismcts's policy= (a
+            # learned policy, passed on as root_prior), learned's pretrained (the shipped
+            # file's path) and, in Junqi, the budget that makes it guide a search.
+            made_by_registry = {"weights"} | {
+                "ismcts": {"policy"}, "learned": {"pretrained"}}.get(name, set())
+            if (name, game) == ("learned", "junqi"):
+                made_by_registry |= set(inspect.signature(GuidedSearchAgent).parameters)
             assert declared - made_by_registry <= accepted, (name, game)
             assert "seed" not in declared and "evaluate" not in declared
             assert set(cls.PARAMS) <= accepted | {"weights"}
@@ -338,7 +343,10 @@ def test_generic_agents_are_the_registrys_and_each_games_own_are_its_catalogs():
     from agents.tbw import catalog as tbw_catalog
 
     assert set(tbw_catalog.AGENTS) == {"greedy", "search", "exact", "alg5", "alg2", "oep", "tree"}
-    assert set(junqi_catalog.AGENTS) == {"greedy", "mcts", "ucbmcts", "ismcts"}
+    assert set(junqi_catalog.AGENTS) == {"greedy", "mcts", "ucbmcts", "ismcts", "learned"}
+    # Junqi's learned agent may also guide its search; every other game plays the registry's.
+    assert agent_entry("learned", "junqi") is junqi_catalog.AGENTS["learned"]
+    assert agent_entry("learned", "tbw") is AGENTS["learned"]
     assert agent_entry("greedy", "junqi") is junqi_catalog.AGENTS["greedy"]
     assert agent_entry("greedy") is tbw_catalog.AGENTS["greedy"]  # the first game that plays it
     assert agent_entry("random", "junqi") is AGENTS["random"]

@@ -17,25 +17,12 @@ pytest.importorskip("numba", reason="numba not installed (the fast extra)")
 from agents.arena import run_round_robin  # noqa: E402
 from agents.cli import train_learned  # noqa: E402
 from agents.learned.files import load_net  # noqa: E402
-from agents.learned.net import greedy_actions, policy_head_for  # noqa: E402
+from agents.learned.net import greedy_actions  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from agents.training import selfplay_checkpoints as checkpoints  # noqa: E402
-from agents.training.selfplay import SelfPlayConfig, SelfPlayTrainer  # noqa: E402
 from agents.training.selfplay_eval import play_match  # noqa: E402
 from tbw_envs import vector  # noqa: E402
 from tbw_envs.junqi.state import JunqiState  # noqa: E402
-
-VARIANTS = {"junqi": {"rules": "ccgc"}, "tbw": {"scenario": "duel_5v5_8x8"}}
-
-
-def trained_file(tmp_path, game, updates=1):
-    config = SelfPlayConfig(game=game, variant=VARIANTS[game], num_envs=8, rollout_steps=8,
-                            minibatch=32, channels=8, blocks=1, head_channels=4,
-                            value_hidden=16, policy_head=policy_head_for(game))
-    trainer = SelfPlayTrainer(config, seed=3)
-    for _ in range(updates):
-        trainer.update()
-    return checkpoints.save(trainer, tmp_path / f"{game}.npz", weights_only=True), trainer
+from tests.helpers.learned_nets import VARIANTS, trained_file  # noqa: E402
 
 
 @pytest.mark.parametrize("game", ["junqi", "tbw"])
