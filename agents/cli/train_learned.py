@@ -15,10 +15,13 @@ code; written every ``--checkpoint-every`` updates, when all games restart, so a
 makes the same weights as one never stopped), ``net.npz`` (the weights alone, what an agent
 plays), ``curve.csv`` (a row per update: losses, entropy, game lengths, env steps/s, and every
 ``--eval-every`` updates the score against random play and against the network of the previous
-evaluation, with Wilson 95% intervals), ``learning_curve.png`` and ``run.json``. Given an
-``--out`` that holds a checkpoint, the run resumes from it: the settings are the checkpoint's
-(only ``--updates``, ``--eval-*``, ``--threads`` and ``--backend`` may change), and ``curve.csv``
-is cut back to the checkpoint's update.
+evaluation, with Wilson 95% intervals), ``ladder.csv`` (every ``--ladder-every`` updates the
+network's rating on the game's pinned ladder, ``configs/ladder/<game>.yaml`` or ``--ladder``,
+with its 95% interval; the network rated is kept as ``nets/net_<update>.npz``),
+``learning_curve.png`` and ``run.json``. Given an ``--out`` that holds a checkpoint, the run
+resumes from it: the settings are the checkpoint's (only ``--updates``, ``--eval-*``,
+``--ladder*``, ``--threads`` and ``--backend`` may change), and ``curve.csv`` and
+``ladder.csv`` are cut back to the checkpoint's update.
 
 torch runs on ``--threads`` threads (default 1: torch's default threading is far slower for
 small networks on a small shared machine; docs/benchmarks.md).
@@ -37,6 +40,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agents.arena.ladder import run_ladder
+from agents.arena.ladder_config import LadderConfigError, load_ladder
 from agents.cli.common import (
     add_game_flag,
     add_variant_flags,
@@ -54,6 +59,7 @@ CURVE_FIELDS = ("update", "env_steps", "seconds", "steps_per_second", "policy_lo
                 "value_loss", "entropy", "approx_kl", "games_ended", "mean_game_plies",
                 "vs_random", "vs_random_low", "vs_random_high", "vs_previous",
                 "vs_previous_low", "vs_previous_high")
+LADDER_FIELDS = ("update", "env_steps", "elo", "elo_low", "elo_high", "games", "seconds", "net")
 SETTINGS = ("envs", "rollout_steps", "epochs", "minibatch", "lr", "entropy_coef", "channels",
             "blocks", "head_channels", "checkpoint_every", "seed", "league_fraction",
             "snapshot_every", "league_size")
@@ -116,6 +122,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--eval-every", type=positive_int, default=50, help="updates")
     parser.add_argument("--eval-games", type=positive_int, default=200,
                         help="games per evaluation (even)")
+    parser.add_argument("--ladder-every", type=non_negative_int, default=200,
+                        help="updates between ratings on the game's pinned ladder (0: never)")
+    parser.add_argument("--ladder", default=None, metavar="NAME_OR_YAML",
+                        help="the ladder to rate on (default: the game's pinned one, "
+                             "configs/ladder/<game>.yaml)")
+    parser.add_argument("--ladder-games", type=positive_int, default=None,
+                        help="games per ladder opponent (even; default the ladder's)")
     parser.add_argument("--threads", type=non_negative_int, default=1,
                         help="torch threads (0: torch's default)")
     parser.add_argument("--backend", choices=["auto", "numba", "reference"], default="auto")
@@ -133,8 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.eval_games % 2:
-        parser.error(f"--eval-games must be even (seat-swapped pairs), got {args.eval_games}")
+    for flag, games in (("--eval-games", args.eval_games), ("--ladder-games", args.ladder_games)):
+        if games is not None and games % 2:
+            parser.error(f"{flag} must be even (seat-swapped pairs), got {games}")
     try:
         import torch
 
@@ -156,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
                          f"{', '.join(changed) or '--game and the variant flag'} (or pick "
                          f"another --out)")
         trainer = resume(checkpoint, backend=args.backend)
+        ladder = _pinned_ladder(trainer.config, args, parser.error)
         print(f"resuming {checkpoint} at update {trainer.updates_done} "
               f"({trainer.env_steps:,} env steps)")
     else:
@@ -171,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
             policy_head=policy_head_for(game),
             restart_every=args.checkpoint_every, league_fraction=args.league_fraction,
             snapshot_every=args.snapshot_every, league_size=args.league_size)
+        ladder = _pinned_ladder(config, args, parser.error)  # before anything is written
         try:
             trainer = SelfPlayTrainer(config, seed=args.seed, backend=args.backend)
         except ValueError as exc:
@@ -183,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rows = _read_curve(out / "curve.csv", trainer.updates_done)
     _write_curve(out / "curve.csv", rows)
+    _write_table(out / "ladder.csv", LADDER_FIELDS,
+                 _read_table(out / "ladder.csv", trainer.updates_done))
     previous = load_net(out / "previous_net.npz")[0] if (out / "previous_net.npz").is_file() \
         else None
     bar = _progress(args, trainer)
@@ -209,6 +227,11 @@ def main(argv: list[str] | None = None) -> int:
             save(trainer, out / "previous_net.npz", weights_only=True)
         rows.append(row)
         _append_curve(out / "curve.csv", row)
+        if ladder is not None and trainer.updates_done % args.ladder_every == 0:
+            rating = _rate_on_ladder(out, trainer, args)
+            (print if bar is None else bar.write)(
+                f"update {trainer.updates_done}: {rating['elo']:.0f} Elo on the pinned ladder "
+                f"[{rating['elo_low']:.0f}, {rating['elo_high']:.0f}], {rating['games']} games")
         if trainer.updates_done % config.restart_every == 0:
             save(trainer, checkpoint)
             save(trainer, out / "net.npz", weights_only=True)
@@ -247,18 +270,62 @@ def _progress(args: argparse.Namespace, trainer: Any):
                 unit="step", unit_scale=True, smoothing=0.05)
 
 
-def _read_curve(path: Path, updates_done: int) -> list[dict[str, Any]]:
+def _pinned_ladder(config: Any, args: argparse.Namespace, error) -> Any:
+    """The game's pinned ladder when ``--ladder-every`` asks for ratings, or None. Its ratings
+    hold on its own variant only, so a run on another one is told to turn them off."""
+    if not args.ladder_every:
+        return None
+    try:
+        ladder = load_ladder(args.ladder, game=config.game)
+    except LadderConfigError as exc:
+        error(f"--ladder-every: {exc}")
+    variant = next(iter(config.variant.values()))
+    if ladder.variant != variant:
+        error(f"--ladder-every: the pinned {config.game} ladder rates on {ladder.variant}, this "
+              f"run trains on {variant}; give --ladder-every 0")
+    return ladder
+
+
+def _rate_on_ladder(out: Path, trainer: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """Rate the network as it is now on the pinned ladder (one process: the training waits)
+    and add the rating to ``ladder.csv``; the network rated stays in ``nets/``."""
+    from agents.training.selfplay_checkpoints import save
+
+    net = out / "nets" / f"net_{trainer.updates_done}.npz"
+    net.parent.mkdir(exist_ok=True)
+    save(trainer, net, weights_only=True)
+    started = time.perf_counter()
+    result = run_ladder(trainer.config.game, f"learned:path={net}", args.ladder,
+                        games_per_opponent=args.ladder_games, workers=1, progress=False)
+    row = {"update": trainer.updates_done, "env_steps": trainer.env_steps, "elo": result.elo,
+           "elo_low": result.elo_low, "elo_high": result.elo_high, "games": result.games,
+           "seconds": round(time.perf_counter() - started, 1),
+           "net": net.relative_to(out).as_posix()}
+    with open(out / "ladder.csv", "a", newline="", encoding="utf-8") as handle:
+        csv.DictWriter(handle, LADDER_FIELDS).writerow(row)
+    return row
+
+
+def _read_table(path: Path, updates_done: int) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
     with open(path, newline="", encoding="utf-8") as handle:
         return [row for row in csv.DictReader(handle) if int(row["update"]) <= updates_done]
 
 
-def _write_curve(path: Path, rows: list[dict[str, Any]]) -> None:
+def _write_table(path: Path, fields: tuple[str, ...], rows: list[dict[str, Any]]) -> None:
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, CURVE_FIELDS)
+        writer = csv.DictWriter(handle, fields)
         writer.writeheader()
         writer.writerows(rows)
+
+
+def _read_curve(path: Path, updates_done: int) -> list[dict[str, Any]]:
+    return _read_table(path, updates_done)
+
+
+def _write_curve(path: Path, rows: list[dict[str, Any]]) -> None:
+    _write_table(path, CURVE_FIELDS, rows)
 
 
 def _append_curve(path: Path, row: dict[str, Any]) -> None:
@@ -287,8 +354,9 @@ def _write_run(out: Path, argv: list[str], trainer: Any, wall: float, steps: int
 
 
 def plot_curve(out: Path) -> Path | None:
-    """``curve.csv`` as ``learning_curve.png``: the scores against random and the previous
-    evaluation's network, with their intervals, and the policy's entropy."""
+    """``curve.csv`` and ``ladder.csv`` as ``learning_curve.png``: the scores against random
+    and the previous evaluation's network, the pinned-ladder rating, each with its interval,
+    and the policy's entropy."""
     try:
         import matplotlib
 
@@ -298,7 +366,8 @@ def plot_curve(out: Path) -> Path | None:
         print("matplotlib is not installed: no learning-curve PNG (pip install matplotlib)")
         return None
     rows = _read_curve(out / "curve.csv", 10**12)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    ratings = _read_table(out / "ladder.csv", 10**12)
+    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(16, 4.5))
     for key, label in (("vs_random", "vs random"), ("vs_previous", "vs previous evaluation")):
         points = [r for r in rows if r[key] != ""]
         if points:
@@ -312,6 +381,18 @@ def plot_curve(out: Path) -> Path | None:
     left.set_title("score (Wilson 95%)")
     left.grid(alpha=0.3)
     left.legend(loc="lower right")
+    if ratings:
+        x = [int(r["env_steps"]) for r in ratings]
+        elo = [float(r["elo"]) for r in ratings]
+        below = [e - float(r["elo_low"]) for e, r in zip(elo, ratings, strict=True)]
+        above = [float(r["elo_high"]) - e for e, r in zip(elo, ratings, strict=True)]
+        middle.errorbar(x, elo, yerr=[below, above], marker="o", capsize=3)
+    else:
+        middle.text(0.5, 0.5, "no ladder rating yet (--ladder-every)", ha="center",
+                    va="center", transform=middle.transAxes)
+    middle.set_xlabel("env steps")
+    middle.set_title("pinned-ladder Elo (95% interval)")
+    middle.grid(alpha=0.3)
     right.plot([int(r["env_steps"]) for r in rows], [float(r["entropy"]) for r in rows])
     right.set_xlabel("env steps")
     right.set_title("policy entropy")

@@ -97,9 +97,25 @@ def test_a_match_counts_seat_swapped_first_games(tmp_path):
         play_match(trainer.net, "random", "junqi", VARIANTS["junqi"], 5, seed=1)
 
 
+SMALL_LADDER = """\
+game: junqi
+variant: ccgc
+games_per_opponent: 2
+opening_plies: 0
+seed: 5
+pool:
+  - {spec: random, elo: 1000}
+  - {spec: "greedy:weights=tuned", elo: 1800}
+source: typed for this test
+"""
+
+
 def test_the_command_trains_resumes_and_keeps_its_settings(tmp_path, capsys):
     out = tmp_path / "run"
-    common = ["--out", str(out), "--eval-every", "2", "--eval-games", "8", "--no-progress"]
+    ladder = tmp_path / "ladder.yaml"
+    ladder.write_text(SMALL_LADDER)
+    common = ["--out", str(out), "--eval-every", "2", "--eval-games", "8", "--no-progress",
+              "--ladder", str(ladder), "--ladder-every", "2"]
     first = ["--game", "junqi", "--updates", "2", "--envs", "8", "--rollout-steps", "4",
              "--minibatch", "16", "--channels", "8", "--checkpoint-every", "2"]
     assert train_learned.main(first + common) == 0
@@ -108,6 +124,14 @@ def test_the_command_trains_resumes_and_keeps_its_settings(tmp_path, capsys):
         rows = list(csv.DictReader(handle))
     assert [int(row["update"]) for row in rows] == [1, 2, 3, 4]
     assert rows[1]["vs_random"] != "" and rows[3]["vs_previous"] != ""
+    # The pinned-ladder rating as training goes: one per --ladder-every, of the network kept.
+    with open(out / "ladder.csv", newline="") as handle:
+        ratings = list(csv.DictReader(handle))
+    assert [(int(r["update"]), int(r["games"])) for r in ratings] == [(2, 4), (4, 4)]
+    for rating in ratings:
+        assert float(rating["elo_low"]) <= float(rating["elo"]) <= float(rating["elo_high"])
+        assert load_net(out / rating["net"])[1]["updates_done"] == int(rating["update"])
+    assert "Elo on the pinned ladder" in capsys.readouterr().out
     runs = json.loads((out / "run.json").read_text())
     assert [run["updates_done"] for run in runs] == [2, 4]
     assert (out / "learning_curve.png").stat().st_size > 0
@@ -116,3 +140,12 @@ def test_the_command_trains_resumes_and_keeps_its_settings(tmp_path, capsys):
     with pytest.raises(SystemExit):
         train_learned.main(["--updates", "6", "--envs", "16", *common])
     assert "holds a checkpoint" in capsys.readouterr().err
+
+
+def test_ladder_ratings_are_refused_on_another_variant_than_the_ladders(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        train_learned.main(["--game", "tbw", "--scenario", "battle_10v10_16x16", "--updates",
+                            "1", "--envs", "4", "--out", str(tmp_path / "run"),
+                            "--ladder-every", "1", "--no-progress"])
+    assert "rates on duel_5v5_8x8" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
