@@ -29,10 +29,11 @@ import numpy as np
 from tbw_envs.games import game_names, get_game
 
 
-def make_env(game: str):
+def make_env(game: str, **variant):
     from tianshou.env import PettingZooEnv
 
-    aec = get_game(game).env()  # the AEC env on the game's default scenario or rule set
+    # The AEC env on the game's default scenario or rule set unless ``variant`` names one.
+    aec = get_game(game).env(**variant)
     return PettingZooEnv(aec)
 
 
@@ -51,9 +52,11 @@ def make_dqn(env, hidden: int = 128, lr: float = 1e-3, eps: float = 0.2):
                n_step_return_horizon=1, target_update_freq=100)
 
 
-def run(game: str = "tbw", steps: int = 2000, seed: int = 0, threads: int = 1) -> dict:
+def run(game: str = "tbw", steps: int = 2000, seed: int = 0, threads: int = 1,
+        **variant) -> dict:
     """Train both seats' DQNs for ``steps`` env steps; returns what the test checks (moves,
-    illegal moves in the buffer, update steps, whether the weights changed)."""
+    illegal moves in the buffer, games, update steps, whether the weights changed).
+    ``variant``: the game's variant keyword (``scenario=``, ``rules=``)."""
     import torch
     from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
     from tianshou.data import Collector, VectorReplayBuffer
@@ -63,12 +66,12 @@ def run(game: str = "tbw", steps: int = 2000, seed: int = 0, threads: int = 1) -
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
     np.random.seed(seed)  # Tianshou's epsilon-greedy draws from numpy's global generator
-    env = make_env(game)
+    env = make_env(game, **variant)
     algorithm = MultiAgentOffPolicyAlgorithm(
         algorithms=[make_dqn(env) for _ in env.agents], env=env
     )
     before = [p.detach().clone() for p in algorithm.parameters()]
-    envs = DummyVectorEnv([lambda: make_env(game)])
+    envs = DummyVectorEnv([lambda: make_env(game, **variant)])
     envs.seed(seed)
     buffer = VectorReplayBuffer(max(steps, 1000), 1)
     collector = Collector(algorithm.policy, envs, buffer, exploration_noise=True)

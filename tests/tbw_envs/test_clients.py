@@ -22,11 +22,13 @@ SINGLE = {"tbw": lambda: make_tbw_single(scenario=SKIRMISH, learner_seat="random
                                          mask_in_obs=True),
           "junqi": lambda: make_junqi_single(rules=QUICK_JUNQI, learner_seat="random",
                                              mask_in_obs=True)}
-# Steps of each TorchRL rollout (milliseconds each). The seeded runs reach ten endings and all
-# three rewards within 100 steps, so 400 leave four times what they need and more would repeat
-# the same endings; TBW's masked AEC env meets its last reward value only after about 670.
-ROLLOUT_STEPS = {("tbw", "aec"): 1000, ("tbw", "parallel"): 400,
-                 ("junqi", "aec"): 400, ("junqi", "parallel"): 400}
+# Steps of each TorchRL rollout (5 ms each). The seeded runs reach ten endings and all three
+# rewards within 100 steps, so 400 leave four times what they need and more would repeat the same
+# endings. In TBW's masked AEC env the first seat's group sees a decisive reward seldom (most
+# skirmishes are drawn at the turn limit), so when it first sees +1 and -1 depends on the seed:
+# with seed 0 only after 673 steps, with seed 10 after 16 (over 12 seeds the latest was 325).
+ROLLOUT_STEPS = 400
+TORCH_SEEDS = {("tbw", "aec"): 10}
 
 
 @pytest.mark.parametrize("game", ["tbw", "junqi"])
@@ -77,15 +79,17 @@ def test_torchrl_pettingzoo_wrapper_rolls_out_through_every_ending(game, kind):
     from torchrl.envs.utils import check_env_specs
 
     torch = pytest.importorskip("torch", reason="torch is not installed (the train extra)")
-    torch.manual_seed(0)  # the rollout's random actions come from torch's global generator
+    seed = TORCH_SEEDS.get((game, kind), 0)
+    torch.manual_seed(seed)  # the rollout's random actions come from torch's global generator
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # TorchRL's note on the PettingZoo version it tests
         if kind == "aec":
-            env = PettingZooWrapper(AEC[game](), use_mask=True, categorical_actions=True, seed=0)
+            env = PettingZooWrapper(AEC[game](), use_mask=True, categorical_actions=True,
+                                    seed=seed)
         else:
-            env = PettingZooWrapper(PARALLEL[game](), categorical_actions=True, seed=0)
+            env = PettingZooWrapper(PARALLEL[game](), categorical_actions=True, seed=seed)
         check_env_specs(env)
-        rollout = env.rollout(ROLLOUT_STEPS[game, kind], break_when_any_done=False)
+        rollout = env.rollout(ROLLOUT_STEPS, break_when_any_done=False)
     group = next(iter(env.group_map))
     info = rollout["next", group, "info"]
     for key in ("winner", "end_reason", "plies"):
