@@ -89,3 +89,35 @@ def test_the_junqi_policy_as_a_search_prior():
     assert search.act(view) in moves
     with pytest.raises(ValueError, match="tbw"):
         make_agent(f"ismcts:policy={pretrained.pretrained_path('tbw')}", game="junqi")
+
+
+# The shipped self-play network (learned:pretrained), typed from docs/results.md.
+PINNED_LEARNED = {
+    "junqi": ("pretrained/junqi_ccgc_learned.npz", "ccgc",
+              "830ae78e4873724c4b747f38de358f364e8035048910a8066b961aa390ec9919"),
+}
+
+
+@pytest.mark.parametrize("game", sorted(PINNED_LEARNED))
+def test_each_shipped_network_is_the_one_measured(game):
+    name, trained_for, digest = PINNED_LEARNED[game]
+    entry = pretrained.manifest("learned")[game]
+    assert (entry["file"], entry["trained_for"], entry["sha256"]) == (name, trained_for, digest)
+    data = pretrained.pretrained_path(game, "learned").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == digest and len(data) <= MAX_BYTES
+
+
+def test_the_shipped_network_plays_alone_and_guiding_the_search():
+    result = run_round_robin("junqi", ["learned:pretrained", "random"], 6, workers=1,
+                             progress=False, bootstrap=0)
+    (stats,) = result.pairing_stats()
+    assert stats.score(0) >= 5 / 6, stats.record(0)
+    search = make_agent("learned:pretrained,simulations=10", game="junqi", seed=0)
+    assert search.path == str(pretrained.pretrained_path("junqi", "learned"))
+
+
+def test_an_unshipped_kind_or_game_is_named():
+    with pytest.raises(ValueError, match="shipped kinds are ppo, learned"):
+        pretrained.manifest_path("dqn")
+    with pytest.raises(ValueError, match="no learned:pretrained agent of tbw is shipped"):
+        make_agent("learned:pretrained", game="tbw")
