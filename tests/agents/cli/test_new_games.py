@@ -179,7 +179,8 @@ def test_arena_leaves_out_an_inherited_default_that_ships_nothing_for_the_game(t
                        "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert ("note: third: the default agent ppo:pretrained is left out (it cannot be "
-            "built for third): agent spec 'ppo:pretrained': no learned third agent is shipped"
+            "built for third): agent spec 'ppo:pretrained': no ppo:pretrained agent of third "
+            "is shipped"
             in printed)
     assert {spec for r in records_of(out) for spec in r["specs"]} == {"exact", "greedy",
                                                                        "random"}
