@@ -197,8 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     if trainer.updates_done >= args.updates:
         print(f"{out}: {trainer.updates_done} updates done already (--updates {args.updates})")
         return 0
-    rows = _read_curve(out / "curve.csv", trainer.updates_done)
-    _write_curve(out / "curve.csv", rows)
+    rows = _read_table(out / "curve.csv", trainer.updates_done)
+    _write_table(out / "curve.csv", CURVE_FIELDS, rows)
     _write_table(out / "ladder.csv", LADDER_FIELDS,
                  _read_table(out / "ladder.csv", trainer.updates_done))
     previous = load_net(out / "previous_net.npz")[0] if (out / "previous_net.npz").is_file() \
@@ -226,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
             previous = copy_net(trainer.net)
             save(trainer, out / "previous_net.npz", weights_only=True)
         rows.append(row)
-        _append_curve(out / "curve.csv", row)
+        _append_table(out / "curve.csv", CURVE_FIELDS, row)
         if ladder is not None and trainer.updates_done % args.ladder_every == 0:
             rating = _rate_on_ladder(out, trainer, args)
             (print if bar is None else bar.write)(
@@ -301,8 +301,7 @@ def _rate_on_ladder(out: Path, trainer: Any, args: argparse.Namespace) -> dict[s
            "elo_low": result.elo_low, "elo_high": result.elo_high, "games": result.games,
            "seconds": round(time.perf_counter() - started, 1),
            "net": net.relative_to(out).as_posix()}
-    with open(out / "ladder.csv", "a", newline="", encoding="utf-8") as handle:
-        csv.DictWriter(handle, LADDER_FIELDS).writerow(row)
+    _append_table(out / "ladder.csv", LADDER_FIELDS, row)
     return row
 
 
@@ -320,17 +319,9 @@ def _write_table(path: Path, fields: tuple[str, ...], rows: list[dict[str, Any]]
         writer.writerows(rows)
 
 
-def _read_curve(path: Path, updates_done: int) -> list[dict[str, Any]]:
-    return _read_table(path, updates_done)
-
-
-def _write_curve(path: Path, rows: list[dict[str, Any]]) -> None:
-    _write_table(path, CURVE_FIELDS, rows)
-
-
-def _append_curve(path: Path, row: dict[str, Any]) -> None:
+def _append_table(path: Path, fields: tuple[str, ...], row: dict[str, Any]) -> None:
     with open(path, "a", newline="", encoding="utf-8") as handle:
-        csv.DictWriter(handle, CURVE_FIELDS).writerow(row)
+        csv.DictWriter(handle, fields).writerow(row)
 
 
 def _session_index(out: Path) -> int:
@@ -365,7 +356,7 @@ def plot_curve(out: Path) -> Path | None:
     except ImportError:
         print("matplotlib is not installed: no learning-curve PNG (pip install matplotlib)")
         return None
-    rows = _read_curve(out / "curve.csv", 10**12)
+    rows = _read_table(out / "curve.csv", 10**12)
     ratings = _read_table(out / "ladder.csv", 10**12)
     fig, (left, middle, right) = plt.subplots(1, 3, figsize=(16, 4.5))
     for key, label in (("vs_random", "vs random"), ("vs_previous", "vs previous evaluation")):
